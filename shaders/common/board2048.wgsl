@@ -1,0 +1,126 @@
+// The 2048 board on the GPU: the twin of src/game2048/board.rs and of random_legal_move in
+// src/game2048/rollout.rs.
+//
+// A board is vec2<u32>(low, high): the u64 of the CPU engine split in two, so rows 0 and 1 are
+// in .x and rows 2 and 3 in .y, cell i at nibble i of the u64. Rows are looked up in the same
+// 65536-entry tables as on the CPU; columns are gathered into a row, looked up, and scattered
+// back, which costs a few shifts instead of a second pair of 64-bit column tables.
+
+// Per row: (row slid left) | (row slid right) << 16.
+@group(0) @binding(0) var<storage, read> row_moves: array<u32>;
+// Per row: points of sliding it either way, plus OVERFLOW_FLAG where two 32768s would merge.
+@group(0) @binding(1) var<storage, read> row_reward: array<u32>;
+
+const OVERFLOW_FLAG: u32 = 0x1000000u;
+
+// The 24 orders of the four directions (up, right, down, left = 0..3), lexicographic, two bits
+// a direction, first in the low bits: DIRECTION_ORDERS in rollout.rs.
+const DIRECTION_ORDERS = array<u32, 24>(
+    0xe4u, 0xb4u, 0xd8u, 0x78u, 0x9cu, 0x6cu,
+    0xe1u, 0xb1u, 0xc9u, 0x39u, 0x8du, 0x2du,
+    0xd2u, 0x72u, 0xc6u, 0x36u, 0x4eu, 0x1eu,
+    0x93u, 0x63u, 0x87u, 0x27u, 0x4bu, 0x1bu,
+);
+
+struct Moved {
+    board: vec2<u32>,
+    // Points, with OVERFLOW_FLAG added if the move would merge two 32768 tiles.
+    reward: u32,
+}
+
+// Column c as a row value: its cell in row j at nibble j.
+fn column(b: vec2<u32>, c: u32) -> u32 {
+    let lo = (b.x >> (4u * c)) & 0x000f000fu;
+    let hi = (b.y >> (4u * c)) & 0x000f000fu;
+    return ((lo | (lo >> 12u)) & 0xffu) | (((hi | (hi >> 12u)) & 0xffu) << 8u);
+}
+
+// A row value put back as column c.
+fn scatter_column(col: u32, c: u32) -> vec2<u32> {
+    let lo = (col & 0xfu) | (((col >> 4u) & 0xfu) << 16u);
+    let hi = ((col >> 8u) & 0xfu) | (((col >> 12u) & 0xfu) << 16u);
+    return vec2<u32>(lo, hi) << vec2<u32>(4u * c);
+}
+
+// Slides the board: dir 0 up, 1 right, 2 down, 3 left. Legal iff the board changes.
+fn slide(b: vec2<u32>, dir: u32) -> Moved {
+    // Left and up take the low half of a table entry, right and down the high half.
+    let half = select(0u, 16u, dir == 1u || dir == 2u);
+    var out = vec2<u32>(0u);
+    var reward = 0u;
+    if dir == 1u || dir == 3u {
+        let r0 = b.x & 0xffffu;
+        let r1 = b.x >> 16u;
+        let r2 = b.y & 0xffffu;
+        let r3 = b.y >> 16u;
+        out.x = ((row_moves[r0] >> half) & 0xffffu) | (((row_moves[r1] >> half) & 0xffffu) << 16u);
+        out.y = ((row_moves[r2] >> half) & 0xffffu) | (((row_moves[r3] >> half) & 0xffffu) << 16u);
+        reward = row_reward[r0] + row_reward[r1] + row_reward[r2] + row_reward[r3];
+    } else {
+        for (var c = 0u; c < 4u; c++) {
+            let col = column(b, c);
+            out |= scatter_column((row_moves[col] >> half) & 0xffffu, c);
+            reward += row_reward[col];
+        }
+    }
+    return Moved(out, reward);
+}
+
+// One bit (the low bit of its nibble) per empty cell of a 32-bit half.
+fn empty_mask(x: u32) -> u32 {
+    var y = x | (x >> 2u);
+    y |= y >> 1u;
+    return ~y & 0x11111111u;
+}
+
+// A 2 (9/10) or a 4 (1/10) on a uniformly chosen empty cell, from one draw below 10 * empty.
+fn spawn(b: vec2<u32>, s: ptr<function, Stream>) -> vec2<u32> {
+    var masks = vec2<u32>(empty_mask(b.x), empty_mask(b.y));
+    let low_count = countOneBits(masks.x);
+    let r = stream_below(s, 10u * (low_count + countOneBits(masks.y)));
+    var k = r / 10u;
+    let value = select(1u, 2u, r % 10u == 0u);
+    var out = b;
+    if k < low_count {
+        var m = masks.x;
+        for (; k > 0u; k--) {
+            m &= m - 1u;
+        }
+        out.x |= value << firstTrailingBit(m);
+    } else {
+        var m = masks.y;
+        for (k -= low_count; k > 0u; k--) {
+            m &= m - 1u;
+        }
+        out.y |= value << firstTrailingBit(m);
+    }
+    return out;
+}
+
+// The sum of the tile values.
+fn tile_sum(b: vec2<u32>) -> u32 {
+    var sum = 0u;
+    for (var i = 0u; i < 8u; i++) {
+        let lo = (b.x >> (4u * i)) & 0xfu;
+        let hi = (b.y >> (4u * i)) & 0xfu;
+        sum += select(0u, 1u << lo, lo != 0u) + select(0u, 1u << hi, hi != 0u);
+    }
+    return sum;
+}
+
+struct Choice {
+    found: bool,
+    moved: Moved,
+}
+
+// A uniformly random legal move from one word: the first legal one in a random order.
+fn random_legal_move(b: vec2<u32>, s: ptr<function, Stream>) -> Choice {
+    let order = DIRECTION_ORDERS[stream_below(s, 24u)];
+    for (var k = 0u; k < 4u; k++) {
+        let m = slide(b, (order >> (2u * k)) & 3u);
+        if any(m.board != b) {
+            return Choice(true, m);
+        }
+    }
+    return Choice(false, Moved(b, 0u));
+}

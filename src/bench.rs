@@ -1,0 +1,130 @@
+//! Throughput workloads, shared by `rollsim bench` and `benches/`.
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::game2048::Game;
+use crate::game2048::rollout::{RolloutEngine, Root};
+
+/// One measured figure.
+#[derive(Clone, Debug, Serialize)]
+pub struct Measurement {
+    pub workload: String,
+    pub backend: String,
+    /// CPU threads, or the adapter's name for GPU figures.
+    pub on: String,
+    pub figure: f64,
+    pub unit: String,
+    /// Secondary figures of the same run, e.g. moves/s next to rollouts/s.
+    pub extra: Vec<(String, f64)>,
+    pub seconds: f64,
+}
+
+/// Plays random games `first..first + count` to the end, one after another: `(games, moves)`.
+pub fn random_games(seed: u64, first: u32, count: u32) -> (u64, u64) {
+    let moves = (first..first + count)
+        .map(|i| {
+            let mut g = Game::new(seed, i);
+            g.play_random_to_end();
+            u64::from(g.moves)
+        })
+        .sum();
+    (u64::from(count), moves)
+}
+
+/// Random playouts for at least `min_seconds` on `threads` threads (1: this thread alone).
+pub fn random_playouts(threads: usize, min_seconds: f64) -> anyhow::Result<Measurement> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    let block = 1024u32;
+    let start = Instant::now();
+    let (mut games, mut moves, mut next) = (0u64, 0u64, 0u32);
+    while start.elapsed().as_secs_f64() < min_seconds {
+        let round = threads as u32 * 4;
+        let (g, m) = pool.install(|| {
+            (0..round)
+                .into_par_iter()
+                .map(|b| random_games(1, next + b * block, block))
+                .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+        });
+        games += g;
+        moves += m;
+        next += round * block;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    Ok(Measurement {
+        workload: "2048 random playouts".into(),
+        backend: "cpu".into(),
+        on: format!("{threads} threads"),
+        figure: moves as f64 / secs,
+        unit: "moves/s".into(),
+        extra: vec![("games/s".into(), games as f64 / secs)],
+        seconds: secs,
+    })
+}
+
+/// Roots like those of a Monte Carlo player's early and middle game: the legal moves of
+/// positions reached by random play, `count` of them.
+pub fn sample_roots(count: usize) -> Vec<Root> {
+    let mut roots = Vec::with_capacity(count);
+    let mut game_index = 0;
+    while roots.len() < count {
+        let mut g = Game::new(7, game_index);
+        let stop = 20 + 7 * (game_index % 20);
+        while g.is_running() && g.moves < stop {
+            g.play_random();
+        }
+        for (d, m) in g.board.legal_moves() {
+            if roots.len() < count && !m.overflow {
+                roots.push(Root::new(m.board, game_index, g.moves, d));
+            }
+        }
+        game_index += 1;
+    }
+    debug_assert!(roots.iter().all(|r| r.board().count_empty() > 0));
+    roots
+}
+
+/// Rollouts on `engine` over `roots` with `n` each, repeated for at least `min_seconds`.
+pub fn rollouts(
+    engine: &mut dyn RolloutEngine,
+    roots: &[Root],
+    n: u32,
+    min_seconds: f64,
+) -> anyhow::Result<Measurement> {
+    let start = Instant::now();
+    let (mut rollouts, mut moves, mut seed) = (0u64, 0u64, 0u64);
+    while start.elapsed().as_secs_f64() < min_seconds {
+        let sums = engine.evaluate(seed, roots, n)?;
+        rollouts += sums.iter().map(|s| u64::from(s.rollouts)).sum::<u64>();
+        moves += sums.iter().map(|s| s.moves).sum::<u64>();
+        seed += 1;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    Ok(Measurement {
+        workload: format!("2048 mc rollouts ({} roots x {n})", roots.len()),
+        backend: engine.backend().into(),
+        on: engine
+            .adapter()
+            .unwrap_or_else(|| format!("{} threads", rayon::current_num_threads())),
+        figure: rollouts as f64 / secs,
+        unit: "rollouts/s".into(),
+        extra: vec![("moves/s".into(), moves as f64 / secs)],
+        seconds: secs,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sample_roots_are_distinct_positions_after_a_move() {
+        let roots = sample_roots(50);
+        assert_eq!(roots.len(), 50);
+        assert!(roots.iter().all(|r| r.board().count_empty() > 0));
+    }
+}

@@ -1,0 +1,123 @@
+//! The `rollsim` command line: argument parsing, error reporting and exit codes.
+//!
+//! Exit codes: 0 success; 1 a failure while computing (a lost GPU, an I/O error); 2 bad input
+//! (clap's usage errors and ours alike: a malformed board, an impossible setting).
+
+mod bench;
+mod devices;
+mod game2048;
+
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::gpu::Backend;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "rollsim",
+    version,
+    about = "GPU-accelerated batch simulator for 2048, backgammon bearoff and the 15-puzzle",
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// 2048: play batches of games, evaluate positions, inspect boards.
+    #[command(name = "2048", subcommand)]
+    Game2048(game2048::Command),
+    /// List the GPU adapters and say which one `--backend auto` takes.
+    Devices(devices::Args),
+    /// Measure throughput of every workload on every backend, side by side.
+    Bench(bench::Args),
+}
+
+/// Where to compute, shared by every command that computes.
+#[derive(Args, Debug, Clone)]
+pub struct ComputeArgs {
+    /// auto: a real GPU if there is one, else CPU threads; gpu: any adapter, software included.
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    pub backend: Backend,
+    /// CPU threads (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+}
+
+impl ComputeArgs {
+    /// Sizes rayon's global pool; call once, before any parallel work.
+    fn init_threads(&self) -> anyhow::Result<()> {
+        if let Some(t) = self.threads {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(usize::from(t))
+                .build_global()?;
+        }
+        Ok(())
+    }
+}
+
+/// Bad input: reported with exit code 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct InputError(pub String);
+
+/// An input error from any displayable cause.
+pub fn input_error(e: impl std::fmt::Display) -> anyhow::Error {
+    InputError(e.to_string()).into()
+}
+
+fn is_input_error(e: &anyhow::Error) -> bool {
+    e.chain()
+        .any(|c| c.is::<InputError>() || c.is::<crate::game2048::text::BoardParseError>())
+}
+
+/// Runs the command line; the binary's whole `main`.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("rollsim: error: {e:#}");
+            ExitCode::from(if is_input_error(&e) { 2 } else { 1 })
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Game2048(c) => game2048::run(c),
+        Command::Devices(a) => devices::run(a),
+        Command::Bench(a) => bench::run(a),
+    }
+}
+
+/// Prints `value` as one line of JSON on stdout.
+fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string(value)?);
+    Ok(())
+}
+
+/// A progress bar on stderr (hidden when stderr is not a terminal, or when `quiet`).
+fn progress_bar(len: u64, unit: &str, quiet: bool) -> indicatif::ProgressBar {
+    if quiet {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(&format!(
+            "{{elapsed_precise}} [{{bar:40}}] {{pos}}/{{len}} {unit} ({{per_sec}}, eta {{eta}})"
+        ))
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    bar
+}

@@ -1,0 +1,10 @@
+//! 2048: the bitboard engine, random streams for its spawns and moves, and the players.
+
+pub mod board;
+pub mod play;
+pub mod rollout;
+pub mod text;
+
+pub use board::{Board, Dir, Moved};
+pub use play::{Game, GameState, Objective, PlayConfig, PlayerKind, Report};
+pub use rollout::{CpuEngine, RolloutEngine, RolloutSums, Root};
