@@ -116,8 +116,8 @@ fn print_table(r: &BenchReport) {
         );
     }
     println!(
-        "{:<36} {:<5} {:<28} {:>14} {:<11} {}",
-        "workload", "on", "", "figure", "unit", "also"
+        "{:<36} {:<5} {:<28} {:>14} {:<11} also",
+        "workload", "on", "", "figure", "unit"
     );
     let cpu_rollouts = r
         .measurements

@@ -309,7 +309,7 @@ impl Board {
             mask &= mask - 1;
         }
         let shift = mask.trailing_zeros();
-        let exponent = if r % 10 == 0 { 2 } else { 1 };
+        let exponent = if r.is_multiple_of(10) { 2 } else { 1 };
         self.raw |= exponent << shift;
     }
 
@@ -378,18 +378,15 @@ mod tests {
             }
         }
         let mut b = Board::EMPTY;
-        for r in 0..4 {
-            for c in 0..4 {
-                let v = out[r][c];
-                b.set(
-                    4 * r + c,
-                    if v == 0 {
-                        0
-                    } else {
-                        v.trailing_zeros().min(15) as u8
-                    },
-                );
-            }
+        for (i, v) in out.into_iter().flatten().enumerate() {
+            b.set(
+                i,
+                if v == 0 {
+                    0
+                } else {
+                    v.trailing_zeros().min(15) as u8
+                },
+            );
         }
         (b, score, overflow)
     }

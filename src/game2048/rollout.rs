@@ -140,7 +140,7 @@ pub struct RolloutSums {
 
 impl RolloutSums {
     #[inline]
-    pub fn add(mut self, r: RolloutResult) -> Self {
+    pub fn with(mut self, r: RolloutResult) -> Self {
         let (s, t) = (u64::from(r.score), u64::from(r.tile_sum));
         self.rollouts += 1;
         self.score += s;
@@ -185,7 +185,7 @@ pub fn rollouts_of(seed: u64, root: &Root, range: std::ops::Range<u32>) -> Rollo
     let t = tables();
     let board = root.board();
     range.fold(RolloutSums::default(), |acc, i| {
-        acc.add(rollout(t, board, &mut root.stream(seed, i)))
+        acc.with(rollout(t, board, &mut root.stream(seed, i)))
     })
 }
 
@@ -334,7 +334,7 @@ mod tests {
     fn mean_and_sd_from_sums() {
         let mut s = RolloutSums::default();
         for score in [2u32, 4, 4, 4, 5, 5, 7, 9] {
-            s = s.add(RolloutResult {
+            s = s.with(RolloutResult {
                 score,
                 tile_sum: 0,
                 moves: 0,

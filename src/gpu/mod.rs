@@ -88,7 +88,7 @@ fn summary(adapter: &wgpu::Adapter) -> AdapterSummary {
         driver: info.driver.clone(),
         driver_info: info.driver_info.clone(),
         real_gpu: is_real_gpu(&info),
-        max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size as u64,
+        max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size,
         max_buffer_size: limits.max_buffer_size,
         max_compute_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
         max_compute_invocations_per_workgroup: limits.max_compute_invocations_per_workgroup,

@@ -52,6 +52,8 @@ pub struct GpuRolloutEngine {
     row_reward: wgpu::Buffer,
     buffers: Option<Buffers>,
     param_stride: u32,
+    rollouts_per_dispatch: u32,
+    roots_per_batch: usize,
     /// GPU time of all dispatches so far, from timestamp queries, when the adapter has them.
     pub gpu_seconds: Option<f64>,
     /// Dispatches so far.
@@ -124,6 +126,8 @@ impl GpuRolloutEngine {
             row_reward,
             buffers: None,
             param_stride,
+            rollouts_per_dispatch: ROLLOUTS_PER_DISPATCH,
+            roots_per_batch: usize::MAX,
             gpu_seconds: gpu.timestamps.then_some(0.0),
             dispatches: 0,
         })
@@ -131,6 +135,14 @@ impl GpuRolloutEngine {
 
     pub fn gpu(&self) -> &'static Gpu {
         self.gpu
+    }
+
+    /// Smaller dispatches and batches than the defaults, so that tests exercise the splitting
+    /// of large jobs with small ones. `rollouts_per_dispatch` is rounded up to a workgroup.
+    pub fn with_split(mut self, rollouts_per_dispatch: u32, roots_per_batch: usize) -> Self {
+        self.rollouts_per_dispatch = rollouts_per_dispatch.next_multiple_of(WORKGROUP);
+        self.roots_per_batch = roots_per_batch.max(1);
+        self
     }
 
     /// One small untimed call, so that a timed run measures steady state.
@@ -143,11 +155,13 @@ impl GpuRolloutEngine {
     /// and the batch's items must be countable in `u32` with room for every dispatch slot.
     fn max_roots(&self, n: u32) -> usize {
         let l = &self.gpu.limits;
-        let bytes = (l.max_storage_buffer_binding_size as u64).min(l.max_buffer_size);
+        let bytes = l.max_storage_buffer_binding_size.min(l.max_buffer_size);
         let by_memory = bytes / (WORDS_PER_ROOT as u64 * 4);
-        let by_items =
-            u64::from(DISPATCHES_PER_BATCH) * u64::from(ROLLOUTS_PER_DISPATCH) / u64::from(n);
-        by_memory.min(by_items).max(1) as usize
+        // Items are counted in u32 in the kernel.
+        let items = (u64::from(DISPATCHES_PER_BATCH) * u64::from(self.rollouts_per_dispatch))
+            .min(u64::from(u32::MAX));
+        let by_items = items / u64::from(n);
+        (by_memory.min(by_items).max(1) as usize).min(self.roots_per_batch)
     }
 
     fn ensure_buffers(&mut self, roots: u64, slots: u32) -> Result<(), GpuError> {
@@ -222,7 +236,8 @@ impl GpuRolloutEngine {
         n: u32,
     ) -> Result<Vec<RolloutSums>, GpuError> {
         let items = roots.len() as u64 * u64::from(n);
-        let dispatches = items.div_ceil(u64::from(ROLLOUTS_PER_DISPATCH)) as u32;
+        let per_dispatch = u64::from(self.rollouts_per_dispatch);
+        let dispatches = items.div_ceil(per_dispatch) as u32;
         self.ensure_buffers(roots.len() as u64, dispatches)?;
         let g = self.gpu;
         let b = self.buffers.as_ref().expect("buffers just ensured");
@@ -233,8 +248,8 @@ impl GpuRolloutEngine {
         let mut params = vec![0u8; dispatches as usize * self.param_stride as usize];
         let mut shapes = Vec::with_capacity(dispatches as usize);
         for d in 0..dispatches {
-            let first = u64::from(d) * u64::from(ROLLOUTS_PER_DISPATCH);
-            let count = (items - first).min(u64::from(ROLLOUTS_PER_DISPATCH)) as u32;
+            let first = u64::from(d) * per_dispatch;
+            let count = (items - first).min(per_dispatch) as u32;
             let (x, y) = grid(count.div_ceil(WORKGROUP), max_dim);
             let p = Params {
                 key: [seed as u32, (seed >> 32) as u32],
@@ -403,5 +418,31 @@ mod tests {
             let gpu_sums = engine.evaluate(seed, &roots, 37).unwrap();
             assert_eq!(gpu_sums, evaluate_cpu(seed, &roots, 37), "seed {seed}");
         }
+        assert!(
+            evaluate_cpu(0, &roots, 37)[2].overflows > 0,
+            "the 32768 pair must overflow"
+        );
+    }
+
+    #[test]
+    fn split_jobs_give_the_same_sums() {
+        let Some(gpu) = crate::gpu::test_gpu("split_jobs_give_the_same_sums") else {
+            return;
+        };
+        let roots = crate::bench::sample_roots(23);
+        let whole = evaluate_cpu(5, &roots, 50);
+        // 23 roots x 50 rollouts in dispatches of 128 rollouts (a root's rollouts straddle
+        // dispatches) and batches of 5 roots (the last one short).
+        let mut engine = GpuRolloutEngine::new(gpu).unwrap().with_split(100, 5);
+        assert_eq!(engine.evaluate(5, &roots, 50).unwrap(), whole);
+        assert!(engine.dispatches >= 10, "{} dispatches", engine.dispatches);
+        // A later, larger call grows the buffers and still agrees.
+        let more = crate::bench::sample_roots(40);
+        let mut engine = GpuRolloutEngine::new(gpu).unwrap();
+        assert_eq!(engine.evaluate(5, &roots[..3], 50).unwrap(), whole[..3]);
+        assert_eq!(
+            engine.evaluate(6, &more, 20).unwrap(),
+            evaluate_cpu(6, &more, 20)
+        );
     }
 }

@@ -1,0 +1,230 @@
+//! The `rollsim` binary as a user runs it: output, JSON, exit codes, error messages.
+
+use std::process::{Command, Output};
+
+fn rollsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rollsim"))
+        .args(args)
+        .output()
+        .expect("run rollsim")
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = rollsim(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object on stdout")
+}
+
+fn gpu_available(test: &str) -> bool {
+    rollsim::gpu::test_gpu(test).is_some()
+}
+
+#[test]
+fn bad_boards_exit_2_naming_the_problem() {
+    for (board, says) in [
+        (
+            "2 4 0 3 / 0 0 0 0 / 0 0 0 0 / 0 0 0 0",
+            "bad tile \"3\" at row 1, column 4",
+        ),
+        ("2 4 0 / 0 0 0 0 / 0 0 0 0 / 0 0 0 0", "row 1 has 3 cells"),
+        ("0x12", "bad hex board"),
+        ("65536 0 0 0 / 0 0 0 0 / 0 0 0 0 / 0 0 0 0", "65536"),
+    ] {
+        for cmd in ["show", "eval"] {
+            let out = rollsim(
+                &["2048", cmd, board, "--backend", "cpu"][..if cmd == "show" { 3 } else { 5 }],
+            );
+            assert_eq!(out.status.code(), Some(2), "{cmd} {board}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains("invalid board") && err.contains(says), "{err}");
+            assert!(!err.contains("panicked"), "{err}");
+        }
+    }
+}
+
+#[test]
+fn bad_flags_exit_2() {
+    for args in [
+        &["2048", "play", "--games", "0"][..],
+        &["2048", "play", "--player", "genius"],
+        &["2048", "play", "--rollouts", "-3"],
+        &["2048", "play", "--backend", "tpu"],
+        &["2048", "play", "--threads", "0"],
+        &["2048", "fly"],
+    ] {
+        let out = rollsim(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!out.stderr.is_empty());
+    }
+}
+
+#[test]
+fn play_json_has_the_documented_fields_and_reproduces() {
+    let args = [
+        "2048",
+        "play",
+        "--games",
+        "50",
+        "--seed",
+        "7",
+        "--json",
+        "--threads",
+        "1",
+    ];
+    let a = json(&args);
+    for key in [
+        "player",
+        "games",
+        "seed",
+        "backend",
+        "score",
+        "reach",
+        "moves_per_game",
+        "games_per_s",
+        "moves_per_s",
+    ] {
+        assert!(a.get(key).is_some(), "missing {key} in {a}");
+    }
+    for key in ["mean", "median", "max", "sd"] {
+        assert!(a["score"][key].is_number(), "score.{key}");
+    }
+    assert_eq!(a["player"], "random");
+    assert_eq!(a["games"], 50);
+    assert_eq!(a["seed"], 7);
+    assert_eq!(
+        a["reach"]["128"].as_f64().map(|p| (0.0..=1.0).contains(&p)),
+        Some(true)
+    );
+    assert!(a["reach"].get("32768").is_some());
+    // Same seed, other thread count: same games.
+    let mut args2 = args.to_vec();
+    args2[8] = "2";
+    let b = json(&args2);
+    assert_eq!(a["score"], b["score"]);
+    assert_eq!(a["reach"], b["reach"]);
+}
+
+#[test]
+fn mc_play_reports_rollouts() {
+    let a = json(&[
+        "2048",
+        "play",
+        "--player",
+        "mc",
+        "--games",
+        "2",
+        "--rollouts",
+        "5",
+        "--seed",
+        "1",
+        "--backend",
+        "cpu",
+        "--json",
+        "--objective",
+        "tilesum",
+    ]);
+    assert_eq!(a["player"], "mc");
+    assert_eq!(a["backend"], "cpu");
+    assert_eq!(a["objective"], "tilesum");
+    assert!(a["rollouts_per_s"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn gpu_and_cpu_play_the_same_games_from_the_command_line() {
+    if !gpu_available("gpu_and_cpu_play_the_same_games_from_the_command_line") {
+        return;
+    }
+    let run = |backend| {
+        json(&[
+            "2048",
+            "play",
+            "--player",
+            "mc",
+            "--games",
+            "3",
+            "--rollouts",
+            "8",
+            "--seed",
+            "11",
+            "--backend",
+            backend,
+            "--json",
+        ])
+    };
+    let (g, c) = (run("gpu"), run("cpu"));
+    assert_eq!(g["backend"], "gpu");
+    assert!(g["adapter"].is_string());
+    assert_eq!(g["score"], c["score"]);
+    assert_eq!(g["moves_per_game"], c["moves_per_game"]);
+}
+
+#[test]
+fn eval_is_the_same_on_every_backend() {
+    let board = "2 2 4 8 / 0 4 0 0 / 0 0 2 0 / 0 0 0 16";
+    let cpu = json(&[
+        "2048",
+        "eval",
+        board,
+        "--rollouts",
+        "200",
+        "--backend",
+        "cpu",
+        "--json",
+    ]);
+    assert_eq!(cpu["moves"].as_array().unwrap().len(), 4);
+    assert_eq!(
+        cpu["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["best"] == true)
+            .count(),
+        1
+    );
+    if gpu_available("eval_is_the_same_on_every_backend") {
+        let gpu = json(&[
+            "2048",
+            "eval",
+            board,
+            "--rollouts",
+            "200",
+            "--backend",
+            "gpu",
+            "--json",
+        ]);
+        assert_eq!(gpu["moves"], cpu["moves"]);
+        assert_eq!(gpu["best"], cpu["best"]);
+    }
+}
+
+#[test]
+fn show_prints_every_format() {
+    let out = rollsim(&["2048", "show", "2 2 0 0 / 0 0 0 0 / 0 0 0 0 / 0 0 0 4"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("0x2000000000000011"), "{text}");
+    assert!(text.contains("left"), "{text}");
+    let j = json(&["2048", "show", "0x2000000000000011", "--json"]);
+    assert_eq!(j["grid"], "2 2 . . / . . . . / . . . . / . . . 4");
+    assert_eq!(j["moves"].as_array().unwrap().len(), 4);
+    let over = json(&[
+        "2048",
+        "show",
+        "2 4 2 4 / 4 2 4 2 / 2 4 2 4 / 4 2 4 2",
+        "--json",
+    ]);
+    assert_eq!(over["game_over"], true);
+}
+
+#[test]
+fn devices_lists_and_names_the_auto_choice() {
+    let out = rollsim(&["devices"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("--backend auto takes"));
+    let j = json(&["devices", "--json"]);
+    assert!(j["adapters"].is_array());
+}
