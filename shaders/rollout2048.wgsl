@@ -19,12 +19,17 @@ struct Params {
     items: u32,
     // Workgroups along x; the linear workgroup index is y * groups_x + x.
     groups_x: u32,
-    pad: vec2<u32>,
+    // Items in this dispatch.
+    count: u32,
+    // Invocations in this dispatch: invocation g plays items g, g + stride, g + 2 stride, ...
+    stride: u32,
 }
 
 @group(0) @binding(2) var<storage, read> roots: array<Root>;
 // Per root, 16 words: score (u64), score^2 (u96), tile sum (u64), tile sum^2 (u96),
-// moves (u64), overflowed rollouts (u32), 3 unused.
+// moves (u64), overflowed rollouts (u32), rollouts recorded (u32), 2 unused. The host checks
+// the recorded count: a driver that cuts a kernel short (llvmpipe's loop limit) is an error,
+// never a quietly smaller sample.
 @group(0) @binding(3) var<storage, read_write> sums: array<atomic<u32>>;
 @group(0) @binding(4) var<uniform> params: Params;
 
@@ -51,32 +56,7 @@ fn add_u96(i: u32, v: vec2<u32>) {
     }
 }
 
-@compute @workgroup_size(64)
-fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lane: u32) {
-    let item = params.first_item + (wg.y * params.groups_x + wg.x) * 64u + lane;
-    if item >= params.items {
-        return;
-    }
-    let r = item / params.rollouts;
-    let root = roots[r];
-    var s = stream_new(params.key, vec3<u32>(item % params.rollouts, root.stream));
-    var b = spawn(root.board, &s);
-    var score = 0u;
-    var moves = 0u;
-    var overflow = 0u;
-    loop {
-        let c = random_legal_move(b, &s);
-        if !c.found {
-            break;
-        }
-        if c.moved.reward >= OVERFLOW_FLAG {
-            overflow = 1u;
-            break;
-        }
-        b = spawn(c.moved.board, &s);
-        score += c.moved.reward;
-        moves += 1u;
-    }
+fn record(r: u32, score: u32, b: vec2<u32>, moves: u32, overflow: bool) {
     let tiles = tile_sum(b);
     let base = r * WORDS_PER_ROOT;
     add_u64(base, score);
@@ -84,7 +64,46 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     add_u64(base + 5u, tiles);
     add_u96(base + 7u, mul_hi_lo(tiles, tiles));
     add_u64(base + 10u, moves);
-    if overflow != 0u {
+    if overflow {
         atomicAdd(&sums[base + 12u], 1u);
+    }
+    atomicAdd(&sums[base + 13u], 1u);
+}
+
+// Rollouts differ in length by a factor of ten, and a SIMD group runs until its longest lane
+// is done. So an invocation plays several rollouts back to back, one move per loop iteration,
+// starting its next rollout as soon as one ends: lanes stay busy until the dispatch runs dry.
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lane: u32) {
+    var j = (wg.y * params.groups_x + wg.x) * 64u + lane;
+    if j >= params.stride {
+        return;
+    }
+    var item = params.first_item + j;
+    var r = item / params.rollouts;
+    var s = stream_new(params.key, vec3<u32>(item % params.rollouts, roots[r].stream));
+    var b = spawn(roots[r].board, &s);
+    var score = 0u;
+    var moves = 0u;
+    loop {
+        let c = random_legal_move(b, &s);
+        let overflow = c.found && c.moved.reward >= OVERFLOW_FLAG;
+        if c.found && !overflow {
+            b = spawn(c.moved.board, &s);
+            score += c.moved.reward;
+            moves += 1u;
+            continue;
+        }
+        record(r, score, b, moves, overflow);
+        j += params.stride;
+        if j >= params.count {
+            break;
+        }
+        item = params.first_item + j;
+        r = item / params.rollouts;
+        s = stream_new(params.key, vec3<u32>(item % params.rollouts, roots[r].stream));
+        b = spawn(roots[r].board, &s);
+        score = 0u;
+        moves = 0u;
     }
 }

@@ -57,11 +57,15 @@ fn slide(b: vec2<u32>, dir: u32) -> Moved {
         out.y = ((row_moves[r2] >> half) & 0xffffu) | (((row_moves[r3] >> half) & 0xffffu) << 16u);
         reward = row_reward[r0] + row_reward[r1] + row_reward[r2] + row_reward[r3];
     } else {
-        for (var c = 0u; c < 4u; c++) {
-            let col = column(b, c);
-            out |= scatter_column((row_moves[col] >> half) & 0xffffu, c);
-            reward += row_reward[col];
-        }
+        let c0 = column(b, 0u);
+        let c1 = column(b, 1u);
+        let c2 = column(b, 2u);
+        let c3 = column(b, 3u);
+        out = scatter_column((row_moves[c0] >> half) & 0xffffu, 0u)
+            | scatter_column((row_moves[c1] >> half) & 0xffffu, 1u)
+            | scatter_column((row_moves[c2] >> half) & 0xffffu, 2u)
+            | scatter_column((row_moves[c3] >> half) & 0xffffu, 3u);
+        reward = row_reward[c0] + row_reward[c1] + row_reward[c2] + row_reward[c3];
     }
     return Moved(out, reward);
 }
@@ -73,26 +77,43 @@ fn empty_mask(x: u32) -> u32 {
     return ~y & 0x11111111u;
 }
 
+// The bit position of the k-th (from 0) set bit of a mask whose bits are the low bits of
+// nibbles, by halving: no loop, so no divergence and no llvmpipe loop budget spent.
+fn select_nibble_bit(mask: u32, k: u32) -> u32 {
+    var m = mask;
+    var kk = k;
+    var pos = 0u;
+    let c16 = countOneBits(m & 0xffffu);
+    if kk >= c16 {
+        kk -= c16;
+        m >>= 16u;
+        pos += 16u;
+    }
+    let c8 = countOneBits(m & 0xffu);
+    if kk >= c8 {
+        kk -= c8;
+        m >>= 8u;
+        pos += 8u;
+    }
+    let c4 = countOneBits(m & 0xfu);
+    if kk >= c4 {
+        pos += 4u;
+    }
+    return pos;
+}
+
 // A 2 (9/10) or a 4 (1/10) on a uniformly chosen empty cell, from one draw below 10 * empty.
 fn spawn(b: vec2<u32>, s: ptr<function, Stream>) -> vec2<u32> {
-    var masks = vec2<u32>(empty_mask(b.x), empty_mask(b.y));
+    let masks = vec2<u32>(empty_mask(b.x), empty_mask(b.y));
     let low_count = countOneBits(masks.x);
     let r = stream_below(s, 10u * (low_count + countOneBits(masks.y)));
-    var k = r / 10u;
+    let k = r / 10u;
     let value = select(1u, 2u, r % 10u == 0u);
     var out = b;
     if k < low_count {
-        var m = masks.x;
-        for (; k > 0u; k--) {
-            m &= m - 1u;
-        }
-        out.x |= value << firstTrailingBit(m);
+        out.x |= value << select_nibble_bit(masks.x, k);
     } else {
-        var m = masks.y;
-        for (k -= low_count; k > 0u; k--) {
-            m &= m - 1u;
-        }
-        out.y |= value << firstTrailingBit(m);
+        out.y |= value << select_nibble_bit(masks.y, k - low_count);
     }
     return out;
 }
@@ -113,14 +134,22 @@ struct Choice {
     moved: Moved,
 }
 
-// A uniformly random legal move from one word: the first legal one in a random order.
+// A uniformly random legal move from one word: the first legal one in a random order. The
+// four tries are written out rather than looped (see philox4x32_10).
 fn random_legal_move(b: vec2<u32>, s: ptr<function, Stream>) -> Choice {
     let order = DIRECTION_ORDERS[stream_below(s, 24u)];
-    for (var k = 0u; k < 4u; k++) {
-        let m = slide(b, (order >> (2u * k)) & 3u);
-        if any(m.board != b) {
-            return Choice(true, m);
-        }
+    var m = slide(b, order & 3u);
+    if any(m.board != b) {
+        return Choice(true, m);
     }
-    return Choice(false, Moved(b, 0u));
+    m = slide(b, (order >> 2u) & 3u);
+    if any(m.board != b) {
+        return Choice(true, m);
+    }
+    m = slide(b, (order >> 4u) & 3u);
+    if any(m.board != b) {
+        return Choice(true, m);
+    }
+    m = slide(b, order >> 6u);
+    return Choice(any(m.board != b), m);
 }

@@ -15,18 +15,26 @@ fn mul_hi_lo(a: u32, b: u32) -> vec2<u32> {
     return vec2<u32>(hi, a * b);
 }
 
+fn philox_round(c: vec4<u32>, k: vec2<u32>) -> vec4<u32> {
+    let p0 = mul_hi_lo(0xD2511F53u, c.x);
+    let p1 = mul_hi_lo(0xCD9E8D57u, c.z);
+    return vec4<u32>(p1.x ^ c.y ^ k.x, p1.y, p0.x ^ c.w ^ k.y, p0.y);
+}
+
+// The ten rounds are written out: llvmpipe (lavapipe) stops a SIMD group after 65,535 loop
+// iterations in all, so the kernels keep loops for work whose length is data-dependent.
 fn philox4x32_10(counter: vec4<u32>, key: vec2<u32>) -> vec4<u32> {
-    var c = counter;
-    var k = key;
-    for (var round = 0u; round < 10u; round++) {
-        if round > 0u {
-            k += vec2<u32>(0x9E3779B9u, 0xBB67AE85u);
-        }
-        let p0 = mul_hi_lo(0xD2511F53u, c.x);
-        let p1 = mul_hi_lo(0xCD9E8D57u, c.z);
-        c = vec4<u32>(p1.x ^ c.y ^ k.x, p1.y, p0.x ^ c.w ^ k.y, p0.y);
-    }
-    return c;
+    let w = vec2<u32>(0x9E3779B9u, 0xBB67AE85u);
+    var c = philox_round(counter, key);
+    c = philox_round(c, key + w);
+    c = philox_round(c, key + 2u * w);
+    c = philox_round(c, key + 3u * w);
+    c = philox_round(c, key + 4u * w);
+    c = philox_round(c, key + 5u * w);
+    c = philox_round(c, key + 6u * w);
+    c = philox_round(c, key + 7u * w);
+    c = philox_round(c, key + 8u * w);
+    return philox_round(c, key + 9u * w);
 }
 
 // Blocks at counters (block, id.x, id.y, id.z) for block = 0, 1, ...

@@ -16,8 +16,25 @@ pub struct Args {
     /// A first look in well under a minute: shorter runs, smaller batches.
     #[arg(long)]
     quick: bool,
-    #[command(flatten)]
-    compute: ComputeArgs,
+    /// Restrict to one backend: cpu, gpu (any adapter), or auto (CPU plus a real GPU only).
+    /// Default: every backend this machine has, a software GPU such as lavapipe included.
+    #[arg(long, value_enum)]
+    backend: Option<Backend>,
+    /// CPU threads (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
+    /// Roots per Monte Carlo batch (default 256, 64 with --quick).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    roots: Option<u32>,
+    /// Rollouts per root (default 256, 64 with --quick).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    rollouts: Option<u32>,
+    /// GPU rollouts per invocation, played back to back (default: the engine's).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    per_invocation: Option<u32>,
+    /// Seconds per workload (default 5, 1 with --quick).
+    #[arg(long)]
+    seconds: Option<f64>,
     /// Write the figures as JSON to this file (written to a temporary file, then renamed).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -50,23 +67,35 @@ fn cpu_model() -> String {
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
-    a.compute.init_threads()?;
-    let secs = if a.quick { 1.0 } else { 5.0 };
+    ComputeArgs {
+        backend: Backend::Auto,
+        threads: a.threads,
+    }
+    .init_threads()?;
+    let secs = a.seconds.unwrap_or(if a.quick { 1.0 } else { 5.0 });
+    if !(secs.is_finite() && secs > 0.0) {
+        return Err(super::input_error(format!(
+            "--seconds must be positive, not {secs}"
+        )));
+    }
     let threads = rayon::current_num_threads();
-    let (roots, n) = if a.quick { (64, 64) } else { (256, 256) };
-    let roots = sample_roots(roots);
+    let default = if a.quick { 64 } else { 256 };
+    let n = a.rollouts.unwrap_or(default);
+    let roots = sample_roots(a.roots.unwrap_or(default) as usize);
     let mut out = Vec::new();
     let note = |m: &Measurement| {
         if !a.json {
             eprintln!("  measured {} on {} {}", m.workload, m.backend, m.on);
         }
     };
-    let gpu = match a.compute.backend {
-        Backend::Cpu => None,
-        b => Gpu::for_backend(b)?,
+    let gpu = match a.backend {
+        Some(Backend::Cpu) => None,
+        Some(b) => Gpu::for_backend(b)?,
+        // Any adapter, but its absence is no error.
+        None => Gpu::for_backend(Backend::Gpu).ok().flatten(),
     };
     let mut kernel_seconds = None;
-    if a.compute.backend != Backend::Gpu {
+    if a.backend != Some(Backend::Gpu) {
         for t in [1, threads] {
             let m = random_playouts(t, secs)?;
             note(&m);
@@ -81,6 +110,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     }
     if let Some(g) = gpu {
         let mut engine = GpuRolloutEngine::new(g)?;
+        if let Some(k) = a.per_invocation {
+            engine = engine.with_rollouts_per_invocation(k);
+        }
         // One untimed call compiles the pipeline and sizes the buffers.
         engine.evaluate_warm(&roots, n)?;
         let before = engine.gpu_seconds;
@@ -116,8 +148,8 @@ fn print_table(r: &BenchReport) {
         );
     }
     println!(
-        "{:<36} {:<5} {:<28} {:>14} {:<11} also",
-        "workload", "on", "", "figure", "unit"
+        "{:<36} {:<7} {:<34} {:>12} {:<11} also",
+        "workload", "backend", "on", "figure", "unit"
     );
     let cpu_rollouts = r
         .measurements
@@ -132,7 +164,7 @@ fn print_table(r: &BenchReport) {
             also.push(format!("{:.2}x cpu", m.figure / c));
         }
         println!(
-            "{:<36} {:<5} {:<28} {:>14.0} {:<11} {}",
+            "{:<36} {:<7} {:<34} {:>12.0} {:<11} {}",
             m.workload,
             m.backend,
             m.on,

@@ -69,6 +69,7 @@ impl Game {
 
     /// Plays a legal move (as computed from the current board), then spawns. Whether the new
     /// board has a legal move is left to the player's next turn, which has to look anyway.
+    #[inline]
     pub fn play(&mut self, m: Moved) {
         debug_assert!(self.is_running() && m.board != self.board);
         if m.overflow {

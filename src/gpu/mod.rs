@@ -37,6 +37,8 @@ pub enum GpuError {
     OutOfMemory(String),
     #[error("GPU error while {0}: {1}")]
     Validation(String, String),
+    #[error("GPU results incomplete: {0}")]
+    Incomplete(String),
     #[error("GPU did not finish within {0:?} (hung or far too slow); giving up")]
     Timeout(Duration),
 }

@@ -15,6 +15,13 @@ use crate::game2048::rollout::{CpuEngine, RolloutEngine, RolloutSums, Root};
 /// of them is tens of milliseconds on a desktop GPU: short enough for display watchdogs, long
 /// enough that launch overhead (about 10 us) is noise.
 pub const ROLLOUTS_PER_DISPATCH: u32 = 1 << 20;
+/// Rollouts one invocation plays back to back (see the kernel), on a hardware GPU: 8 keeps a
+/// million-rollout dispatch at 131,072 invocations, enough to fill a large GPU.
+pub const ROLLOUTS_PER_INVOCATION: u32 = 8;
+/// The same on a software adapter, which has only a few SIMD lanes to keep busy, but where
+/// llvmpipe ends a SIMD group after 65,535 loop iterations (about as many moves): 16 rollouts of
+/// a few hundred moves stay far inside that.
+pub const ROLLOUTS_PER_INVOCATION_SOFTWARE: u32 = 16;
 /// Dispatches per submission: 4096 timestamp queries, wgpu's largest query set.
 const DISPATCHES_PER_BATCH: u32 = 2048;
 const WORKGROUP: u32 = 64;
@@ -28,7 +35,8 @@ struct Params {
     first_item: u32,
     items: u32,
     groups_x: u32,
-    pad: [u32; 2],
+    count: u32,
+    stride: u32,
 }
 
 /// Buffers sized for a batch; replaced by larger ones when a batch needs more.
@@ -53,6 +61,7 @@ pub struct GpuRolloutEngine {
     buffers: Option<Buffers>,
     param_stride: u32,
     rollouts_per_dispatch: u32,
+    rollouts_per_invocation: u32,
     roots_per_batch: usize,
     /// GPU time of all dispatches so far, from timestamp queries, when the adapter has them.
     pub gpu_seconds: Option<f64>,
@@ -127,6 +136,11 @@ impl GpuRolloutEngine {
             buffers: None,
             param_stride,
             rollouts_per_dispatch: ROLLOUTS_PER_DISPATCH,
+            rollouts_per_invocation: if gpu.adapter.real_gpu {
+                ROLLOUTS_PER_INVOCATION
+            } else {
+                ROLLOUTS_PER_INVOCATION_SOFTWARE
+            },
             roots_per_batch: usize::MAX,
             gpu_seconds: gpu.timestamps.then_some(0.0),
             dispatches: 0,
@@ -142,6 +156,12 @@ impl GpuRolloutEngine {
     pub fn with_split(mut self, rollouts_per_dispatch: u32, roots_per_batch: usize) -> Self {
         self.rollouts_per_dispatch = rollouts_per_dispatch.next_multiple_of(WORKGROUP);
         self.roots_per_batch = roots_per_batch.max(1);
+        self
+    }
+
+    /// Rollouts each invocation plays back to back (at least 1).
+    pub fn with_rollouts_per_invocation(mut self, k: u32) -> Self {
+        self.rollouts_per_invocation = k.max(1);
         self
     }
 
@@ -250,14 +270,16 @@ impl GpuRolloutEngine {
         for d in 0..dispatches {
             let first = u64::from(d) * per_dispatch;
             let count = (items - first).min(per_dispatch) as u32;
-            let (x, y) = grid(count.div_ceil(WORKGROUP), max_dim);
+            let stride = count.div_ceil(self.rollouts_per_invocation);
+            let (x, y) = grid(stride.div_ceil(WORKGROUP), max_dim);
             let p = Params {
                 key: [seed as u32, (seed >> 32) as u32],
                 rollouts: n,
                 first_item: first as u32,
                 items: items as u32,
                 groups_x: x,
-                pad: [0; 2],
+                count,
+                stride,
             };
             let at = d as usize * self.param_stride as usize;
             params[at..at + size_of::<Params>()].copy_from_slice(bytemuck::bytes_of(&p));
@@ -312,10 +334,7 @@ impl GpuRolloutEngine {
             }
         }
         self.dispatches += u64::from(dispatches);
-        Ok(words[0]
-            .chunks_exact(WORDS_PER_ROOT)
-            .map(|w| sums_from_words(w, n))
-            .collect())
+        all_sums(&words[0], n)
     }
 }
 
@@ -326,6 +345,20 @@ pub fn rollout_engine(backend: Backend) -> Result<Box<dyn RolloutEngine>, GpuErr
         Some(gpu) => Box::new(GpuRolloutEngine::new(gpu)?),
         None => Box::new(CpuEngine),
     })
+}
+
+/// Every root's sums from the kernel's output, after checking that each recorded all `n`
+/// rollouts.
+fn all_sums(words: &[u32], n: u32) -> Result<Vec<RolloutSums>, GpuError> {
+    let roots = words.chunks_exact(WORDS_PER_ROOT);
+    if let Some((i, w)) = roots.clone().enumerate().find(|(_, w)| w[13] != n) {
+        return Err(GpuError::Incomplete(format!(
+            "root {i} recorded {} of {n} rollouts; the driver cut the kernel short \
+             (lavapipe stops a shader after 65,535 loop iterations)",
+            w[13]
+        )));
+    }
+    Ok(roots.map(|w| sums_from_words(w, n)).collect())
 }
 
 /// A root's sums from the kernel's 16 words.
@@ -391,6 +424,17 @@ mod tests {
     }
 
     #[test]
+    fn missing_rollouts_are_an_error() {
+        let mut w = [0u32; 32];
+        w[13] = 10;
+        w[16 + 13] = 10;
+        assert_eq!(all_sums(&w, 10).unwrap().len(), 2);
+        w[16 + 13] = 9;
+        let e = all_sums(&w, 10).unwrap_err().to_string();
+        assert!(e.contains("root 1 recorded 9 of 10"), "{e}");
+    }
+
+    #[test]
     fn gpu_rollouts_equal_cpu_rollouts() {
         let Some(gpu) = crate::gpu::test_gpu("gpu_rollouts_equal_cpu_rollouts") else {
             return;
@@ -433,9 +477,14 @@ mod tests {
         let whole = evaluate_cpu(5, &roots, 50);
         // 23 roots x 50 rollouts in dispatches of 128 rollouts (a root's rollouts straddle
         // dispatches) and batches of 5 roots (the last one short).
-        let mut engine = GpuRolloutEngine::new(gpu).unwrap().with_split(100, 5);
-        assert_eq!(engine.evaluate(5, &roots, 50).unwrap(), whole);
-        assert!(engine.dispatches >= 10, "{} dispatches", engine.dispatches);
+        for k in [1, 3, 64] {
+            let mut engine = GpuRolloutEngine::new(gpu)
+                .unwrap()
+                .with_split(100, 5)
+                .with_rollouts_per_invocation(k);
+            assert_eq!(engine.evaluate(5, &roots, 50).unwrap(), whole, "k {k}");
+            assert!(engine.dispatches >= 10, "{} dispatches", engine.dispatches);
+        }
         // A later, larger call grows the buffers and still agrees.
         let more = crate::bench::sample_roots(40);
         let mut engine = GpuRolloutEngine::new(gpu).unwrap();
