@@ -402,4 +402,18 @@ mod tests {
         let (x, y) = grid(200_000, 65535);
         assert!(x <= 65535 && y <= 65535 && u64::from(x) * u64::from(y) >= 200_000);
     }
+
+    #[test]
+    fn impossible_allocations_are_errors_not_panics() {
+        let Some(g) = test_gpu("impossible_allocations_are_errors_not_panics") else {
+            return;
+        };
+        let too_big = g.limits.max_buffer_size + 4;
+        let e = g
+            .buffer("huge", too_big, wgpu::BufferUsages::STORAGE)
+            .unwrap_err();
+        assert!(e.to_string().contains("huge"), "{e}");
+        // The device is still usable afterwards.
+        g.buffer("small", 256, wgpu::BufferUsages::STORAGE).unwrap();
+    }
 }
