@@ -3,6 +3,7 @@
 //! Every GPU kernel in `shaders/` has a CPU twin here that computes the same thing bit for bit
 //! and doubles as the backend when there is no GPU.
 
+pub mod bearoff;
 pub mod bench;
 pub mod cli;
 pub mod game2048;

@@ -1,0 +1,9 @@
+//! Backgammon bearoff databases: exact one-sided and two-sided tables, and gnubg's file formats.
+
+pub mod moves;
+pub mod one_sided;
+pub mod position;
+pub mod two_sided;
+
+pub use one_sided::OneSided;
+pub use position::{Position, PositionError, Space};

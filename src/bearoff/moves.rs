@@ -1,0 +1,145 @@
+//! Single-die moves of one side, straight on indices, and the 21 rolls.
+//!
+//! Every bearoff play is a chain of single-die steps (a non-double is one die then the other, in
+//! either order; a double is four steps of the same die), so the solvers need only the successors
+//! of one die. They are computed on the index, without building the moved position: with
+//! `index = Σ_i C(j_i, P - i)` (see `position`), moving a checker from point p to point q < p
+//! lowers `j_i` by one for `q <= i < p`, and bearing one off from p lowers `j_i` for `i < p`;
+//! lowering `j_i` by one lowers the index by `C(j_i - 1, P - i - 1)`. With prefix sums of those
+//! decrements, each successor costs one subtraction.
+
+use super::position::{Space, binomial};
+
+/// The 21 distinct rolls in table order, `(a, b)` with `a <= b`, and their weight in 36ths.
+pub const ROLLS: [(u8, u8, u8); 21] = rolls();
+
+const fn rolls() -> [(u8, u8, u8); 21] {
+    let mut out = [(0u8, 0u8, 0u8); 21];
+    let mut n = 0;
+    let mut a = 1;
+    while a <= 6 {
+        let mut b = a;
+        while b <= 6 {
+            out[n] = (a, b, if a == b { 1 } else { 2 });
+            n += 1;
+            b += 1;
+        }
+        a += 1;
+    }
+    out
+}
+
+/// A position taken apart for move generation.
+pub struct Unranked {
+    pub index: u32,
+    pub counts: [u8; 18],
+    /// `prefix[k]` = the index decrease of lowering `j_0 .. j_{k-1}` by one.
+    prefix: [u64; 19],
+    /// The highest occupied point (1-based), 0 when all are off.
+    pub top: u32,
+    pub checkers: u32,
+}
+
+impl Unranked {
+    pub fn new(space: &Space, index: u32) -> Unranked {
+        let p = space.points as usize;
+        let mut counts = [0u8; 18];
+        space.position(index, &mut counts[..p]);
+        let checkers: u32 = counts.iter().map(|&c| u32::from(c)).sum();
+        let mut prefix = [0u64; 19];
+        let mut j = space.points - 1 + checkers;
+        for i in 0..p {
+            let d = if j >= 1 {
+                binomial(j - 1, space.points - i as u32 - 1)
+            } else {
+                0
+            };
+            prefix[i + 1] = prefix[i] + d;
+            j = j.wrapping_sub(u32::from(counts[i]) + 1);
+        }
+        let top = (0..p).rev().find(|&i| counts[i] > 0).map_or(0, |i| i as u32 + 1);
+        Unranked {
+            index,
+            counts,
+            prefix,
+            top,
+            checkers,
+        }
+    }
+
+    /// The successors of playing one die `d` (1..=6), one per movable checker, in order of the
+    /// point moved from, lowest first. Empty only when all checkers are off.
+    #[inline]
+    pub fn die_moves(&self, d: u32, out: &mut [u32; 18]) -> usize {
+        let mut n = 0;
+        for p in 1..=self.top {
+            if self.counts[p as usize - 1] == 0 {
+                continue;
+            }
+            let drop = if p > d {
+                // Inside the board, from p to p - d.
+                self.prefix[p as usize] - self.prefix[(p - d) as usize]
+            } else if p == d || p == self.top {
+                // Off exactly, or from below the die when no checker stands higher.
+                self.prefix[p as usize]
+            } else {
+                continue;
+            };
+            out[n] = self.index - drop as u32;
+            n += 1;
+        }
+        n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Moves built the slow way: change the counts, then rank.
+    fn slow_moves(space: &Space, counts: &[u8], d: usize) -> Vec<u32> {
+        let top = counts.iter().rposition(|&c| c > 0);
+        let mut out = Vec::new();
+        for p in 1..=counts.len() {
+            if counts[p - 1] == 0 {
+                continue;
+            }
+            let mut c = counts.to_vec();
+            c[p - 1] -= 1;
+            if p > d {
+                c[p - d - 1] += 1;
+            } else if !(p == d || Some(p - 1) == top) {
+                continue;
+            }
+            out.push(space.index(&c));
+        }
+        out
+    }
+
+    #[test]
+    fn index_arithmetic_matches_moving_and_ranking() {
+        for (p, ch) in [(6, 15), (4, 5), (10, 3), (1, 3)] {
+            let space = Space::new(p, ch).unwrap();
+            let mut counts = vec![0u8; p as usize];
+            let mut out = [0u32; 18];
+            for i in 0..space.len() as u32 {
+                space.position(i, &mut counts);
+                let u = Unranked::new(&space, i);
+                for d in 1..=6 {
+                    let n = u.die_moves(d, &mut out);
+                    assert_eq!(out[..n], slow_moves(&space, &counts, d as usize)[..], "{counts:?} die {d}");
+                    assert!(out[..n].iter().all(|&s| s < i));
+                    assert_eq!(n == 0, i == 0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rolls_cover_36() {
+        assert_eq!(ROLLS.iter().map(|r| u32::from(r.2)).sum::<u32>(), 36);
+        assert_eq!(ROLLS[0], (1, 1, 1));
+        assert_eq!(ROLLS[1], (1, 2, 2));
+        assert_eq!(ROLLS[20], (6, 6, 1));
+    }
+}

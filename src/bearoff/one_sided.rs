@@ -1,0 +1,368 @@
+//! The one-sided bearoff database: for every position of one side, the distribution of the
+//! number of rolls to bear off under the play that minimises the expected number of rolls, and
+//! (with 15 checkers) the distribution of rolls until the first checker is off.
+//!
+//! The sweep goes level by level in pip count (every move lowers it), so all successors of a
+//! level are known before it starts and a level's positions are independent. For each position
+//! it keeps, besides its value V, the best value reachable by k = 1, 2, 3 steps of one die
+//! (and where that best chain ends). A roll's best play is then one die's step followed by the
+//! best single step of the other die, in either order, or for a double one step followed by
+//! the best three-step chain: per position a few dozen lookups instead of enumerating every
+//! play of every roll.
+
+use rayon::prelude::*;
+
+use super::moves::{ROLLS, Unranked};
+use super::position::{Space, pips};
+
+/// The sweep's state for one position.
+#[derive(Clone, Copy, Debug, Default)]
+struct Node {
+    /// Expected rolls to reach a terminal position (0 for terminal ones).
+    value: f64,
+    /// `best[k][d - 1]`: the least value after k + 1 steps of die d, and `to` where it ends.
+    best: [[f64; 6]; 3],
+    to: [[u32; 6]; 3],
+}
+
+/// The ordering of candidate plays: lower value, then lower index of the position reached, so
+/// that exact ties are broken the same way by every implementation.
+#[inline]
+fn better(v: f64, to: u32, best_v: f64, best_to: u32) -> bool {
+    v < best_v || (v == best_v && to < best_to)
+}
+
+/// The optimal policy for one value: per position, the position each roll's best play reaches.
+pub struct Policy {
+    pub value: Vec<f64>,
+    /// `succ[21 * i + r]`: the position reached by the best play of roll `ROLLS[r]`.
+    pub succ: Vec<u32>,
+}
+
+/// Positions grouped by pip count, lowest first.
+pub fn levels(space: &Space) -> Vec<Vec<u32>> {
+    let n = space.len();
+    let mut counts = vec![0u8; space.points as usize];
+    let mut by_pips: Vec<Vec<u32>> = Vec::new();
+    for i in 0..n as u32 {
+        space.position(i, &mut counts);
+        let p = pips(&counts) as usize;
+        if by_pips.len() <= p {
+            by_pips.resize_with(p + 1, Vec::new);
+        }
+        by_pips[p].push(i);
+    }
+    by_pips
+}
+
+/// Solves `V(s) = 1 + Σ_r p(r) min_play V(s')` with `V = 0` on `terminal` positions.
+pub fn solve(space: &Space, levels: &[Vec<u32>], terminal: impl Fn(&Unranked) -> bool + Sync) -> Policy {
+    let n = space.len();
+    let mut nodes = vec![Node::default(); n];
+    let mut succ = vec![0u32; 21 * n];
+    for level in levels {
+        let done: Vec<(Node, [u32; 21])> = level
+            .par_iter()
+            .map(|&i| solve_one(space, &nodes, i, &terminal))
+            .collect();
+        for (&i, (node, s)) in level.iter().zip(done) {
+            nodes[i as usize] = node;
+            succ[21 * i as usize..21 * i as usize + 21].copy_from_slice(&s);
+        }
+    }
+    Policy {
+        value: nodes.iter().map(|n| n.value).collect(),
+        succ,
+    }
+}
+
+fn solve_one(
+    space: &Space,
+    nodes: &[Node],
+    i: u32,
+    terminal: &impl Fn(&Unranked) -> bool,
+) -> (Node, [u32; 21]) {
+    let u = Unranked::new(space, i);
+    if terminal(&u) {
+        return (
+            Node {
+                value: 0.0,
+                best: [[0.0; 6]; 3],
+                to: [[i; 6]; 3],
+            },
+            [i; 21],
+        );
+    }
+    let mut moves = [[0u32; 18]; 6];
+    let mut len = [0usize; 6];
+    for d in 0..6 {
+        len[d] = u.die_moves(d as u32 + 1, &mut moves[d]);
+    }
+    let mut node = Node {
+        value: 0.0,
+        best: [[f64::INFINITY; 6]; 3],
+        to: [[u32::MAX; 6]; 3],
+    };
+    // Best play per roll: (value, final position).
+    let mut roll_best = [(f64::INFINITY, u32::MAX); 21];
+    // Roll r = (a, b) has index ROLL_INDEX[a - 1][b - 1] whatever the order of a and b.
+    const ROLL_INDEX: [[usize; 6]; 6] = roll_index();
+    for a in 0..6 {
+        for &m in &moves[a][..len[a]] {
+            let next = &nodes[m as usize];
+            // k + 1 steps of die a: one step to m, then k steps from m.
+            let step_values = [next.value, next.best[0][a], next.best[1][a]];
+            let step_ends = [m, next.to[0][a], next.to[1][a]];
+            for k in 0..3 {
+                if better(step_values[k], step_ends[k], node.best[k][a], node.to[k][a]) {
+                    node.best[k][a] = step_values[k];
+                    node.to[k][a] = step_ends[k];
+                }
+            }
+            // Rolls containing die a: a first, then the best single step of the other die.
+            for b in 0..6 {
+                let r = ROLL_INDEX[a][b];
+                let (v, to) = if a == b {
+                    (next.best[2][a], next.to[2][a])
+                } else {
+                    (next.best[0][b], next.to[0][b])
+                };
+                if better(v, to, roll_best[r].0, roll_best[r].1) {
+                    roll_best[r] = (v, to);
+                }
+            }
+        }
+    }
+    let mut sum = 0.0;
+    let mut succ = [0u32; 21];
+    for (r, &(_, _, w)) in ROLLS.iter().enumerate() {
+        sum += f64::from(w) * roll_best[r].0;
+        succ[r] = roll_best[r].1;
+    }
+    node.value = 1.0 + sum / 36.0;
+    (node, succ)
+}
+
+const fn roll_index() -> [[usize; 6]; 6] {
+    let mut t = [[0usize; 6]; 6];
+    let mut r = 0;
+    while r < 21 {
+        let (a, b, _) = ROLLS[r];
+        t[a as usize - 1][b as usize - 1] = r;
+        t[b as usize - 1][a as usize - 1] = r;
+        r += 1;
+    }
+    t
+}
+
+/// Distributions of the number of rolls under a policy: `dist[len * i + k]` = P(exactly k
+/// rolls from position i). `len` is one more than the longest the policy can take.
+pub fn distributions(levels: &[Vec<u32>], policy: &Policy) -> (usize, Vec<f64>) {
+    let n = policy.value.len();
+    // Longest number of rolls, level by level.
+    let mut longest = vec![0u16; n];
+    for level in levels {
+        for &i in level {
+            let s = &policy.succ[21 * i as usize..21 * i as usize + 21];
+            if s[0] != i {
+                longest[i as usize] = 1 + s.iter().map(|&t| longest[t as usize]).max().unwrap_or(0);
+            }
+        }
+    }
+    let len = usize::from(longest.iter().copied().max().unwrap_or(0)) + 1;
+    let mut dist = vec![0f64; len * n];
+    for level in levels {
+        let done: Vec<Vec<f64>> = level
+            .par_iter()
+            .map(|&i| {
+                let mut d = vec![0f64; len];
+                let s = &policy.succ[21 * i as usize..21 * i as usize + 21];
+                if s[0] == i {
+                    d[0] = 1.0;
+                    return d;
+                }
+                for (r, &(_, _, w)) in ROLLS.iter().enumerate() {
+                    let from = &dist[len * s[r] as usize..len * s[r] as usize + len];
+                    let w = f64::from(w) / 36.0;
+                    for k in 1..len {
+                        d[k] += w * from[k - 1];
+                    }
+                }
+                d
+            })
+            .collect();
+        for (&i, d) in level.iter().zip(done) {
+            dist[len * i as usize..len * (i as usize + 1)].copy_from_slice(&d);
+        }
+    }
+    (len, dist)
+}
+
+/// A solved one-sided table.
+pub struct OneSided {
+    pub space: Space,
+    /// Expected rolls to bear off, from the Bellman equation.
+    pub mean: Vec<f64>,
+    /// Entries per distribution.
+    pub len: usize,
+    /// `dist[len * i + k]`: P(bearing off in exactly k rolls).
+    pub dist: Vec<f64>,
+    /// With 15 checkers: expected rolls and distribution of rolls until the first checker is
+    /// off, for positions with all 15 on the board (others: 0 rolls).
+    pub gammon: Option<(Vec<f64>, usize, Vec<f64>)>,
+}
+
+/// Statistics of one distribution.
+pub fn mean_sd(dist: &[f64]) -> (f64, f64) {
+    let mean: f64 = dist.iter().enumerate().map(|(k, p)| k as f64 * p).sum();
+    let sq: f64 = dist.iter().enumerate().map(|(k, p)| (k * k) as f64 * p).sum();
+    (mean, (sq - mean * mean).max(0.0).sqrt())
+}
+
+/// Average pips per roll: 49/6. Effective pip count = expected rolls x 49/6.
+pub const PIPS_PER_ROLL: f64 = 49.0 / 6.0;
+
+impl OneSided {
+    /// Solves the table on CPU threads.
+    pub fn build(space: Space, gammon: bool) -> OneSided {
+        let levels = levels(&space);
+        let policy = solve(&space, &levels, |u| u.checkers == 0);
+        let (len, dist) = distributions(&levels, &policy);
+        let gammon = (gammon && space.checkers == 15).then(|| {
+            let g = solve(&space, &levels, |u| u.checkers < 15);
+            let (glen, gdist) = distributions(&levels, &g);
+            (g.value, glen, gdist)
+        });
+        OneSided {
+            space,
+            mean: policy.value,
+            len,
+            dist,
+            gammon,
+        }
+    }
+
+    pub fn distribution(&self, i: u32) -> &[f64] {
+        &self.dist[self.len * i as usize..self.len * (i as usize + 1)]
+    }
+
+    pub fn gammon_distribution(&self, i: u32) -> Option<&[f64]> {
+        self.gammon
+            .as_ref()
+            .map(|(_, len, d)| &d[len * i as usize..len * (i as usize + 1)])
+    }
+}
+
+/// P(the side on roll, with distribution `me`, bears off first against `opp`):
+/// `Σ_i P_me(i) Σ_{j >= i} P_opp(j)`; the one-sided estimate of a race.
+pub fn race_win_probability(me: &[f64], opp: &[f64]) -> f64 {
+    let mut tail = vec![0f64; opp.len() + 1];
+    for j in (0..opp.len()).rev() {
+        tail[j] = tail[j + 1] + opp[j];
+    }
+    me.iter()
+        .enumerate()
+        .map(|(i, p)| p * tail.get(i).copied().unwrap_or(0.0))
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(points: u32, checkers: u32) -> OneSided {
+        OneSided::build(Space::new(points, checkers).unwrap(), true)
+    }
+
+    fn at<'a>(t: &'a OneSided, counts: &[u8]) -> (f64, &'a [f64]) {
+        let i = t.space.index(counts);
+        (t.mean[i as usize], t.distribution(i))
+    }
+
+    #[test]
+    fn one_checker_exact_fractions() {
+        let t = table(6, 2);
+        for (p, want) in [(1, 1.0), (2, 1.0), (3, 1.0), (4, 19.0 / 18.0), (5, 41.0 / 36.0), (6, 5.0 / 4.0)] {
+            let mut c = [0u8; 6];
+            c[p - 1] = 1;
+            let (mean, dist) = at(&t, &c);
+            assert!((mean - want).abs() < 1e-15, "point {p}: {mean} vs {want}");
+            assert!((mean_sd(dist).0 - want).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn two_checkers_on_the_six_point() {
+        let t = table(6, 2);
+        let (mean, dist) = at(&t, &[0, 0, 0, 0, 0, 2]);
+        assert!((mean - 2.109611).abs() < 1e-6, "{mean}");
+        let (m, sd) = mean_sd(dist);
+        assert!((m - mean).abs() < 1e-12);
+        assert!((sd - 0.571).abs() < 1e-3, "{sd}");
+        for (k, p) in [(1, 0.111111), (2, 0.671296), (3, 0.214463), (4, 0.003129)] {
+            assert!((dist[k] - p).abs() < 1e-6, "P({k}) = {}", dist[k]);
+        }
+    }
+
+    #[test]
+    fn published_fifteen_checker_figures() {
+        let t = table(6, 15);
+        assert_eq!(t.mean.len(), 54_264);
+        let (mean, dist) = at(&t, &[15, 0, 0, 0, 0, 0]);
+        assert!((mean - 6.979592).abs() < 1e-6, "{mean}");
+        assert!((mean_sd(dist).1 - 0.808).abs() < 1e-3);
+        for (k, p) in [(4, 0.000772), (5, 0.034722), (6, 0.227731), (7, 0.457694), (8, 0.279082)] {
+            assert!((dist[k] - p).abs() < 1e-6, "P({k}) = {}", dist[k]);
+        }
+        let (mean, dist) = at(&t, &[0, 0, 0, 0, 0, 15]);
+        assert!((mean - 12.266187).abs() < 1e-6, "{mean}");
+        assert!((mean_sd(dist).1 - 1.513).abs() < 1e-3);
+        assert!((mean * PIPS_PER_ROLL - 100.17).abs() < 0.01);
+        let (mean, _) = at(&t, &[1, 1, 1, 1, 1, 1]);
+        assert!((mean - 3.463648).abs() < 1e-6, "{mean}");
+        let (mean, dist) = at(&t, &[7, 0, 0, 0, 0, 0]);
+        assert!((mean - 3.5509259).abs() < 1e-7);
+        assert!((dist[2] - 1.0 / 36.0).abs() < 1e-15);
+        assert!((dist[4] - 125.0 / 216.0).abs() < 1e-15);
+        // First checker off from fifteen on the six point.
+        let i = t.space.index(&[0, 0, 0, 0, 0, 15]);
+        let (gmean, _, _) = t.gammon.as_ref().unwrap();
+        let g = t.gammon_distribution(i).unwrap();
+        assert!((g[1] - 17.0 / 36.0).abs() < 1e-15, "{}", g[1]);
+        assert!((gmean[i as usize] - 1.616).abs() < 1e-3, "{}", gmean[i as usize]);
+        // Positions with a checker off need no roll for the first one.
+        let j = t.space.index(&[0, 0, 0, 0, 0, 14]);
+        assert_eq!(t.gammon_distribution(j).unwrap()[0], 1.0);
+    }
+
+    #[test]
+    fn two_checkers_borne_off_in_one_roll() {
+        // Out of 36 rolls, how many bear off both checkers at once.
+        let t = table(6, 2);
+        for (a, b, want) in [(6, 6, 4), (6, 5, 6), (6, 4, 8), (6, 3, 10), (6, 2, 13), (6, 1, 15), (5, 5, 6), (4, 4, 11), (3, 3, 17), (2, 2, 26), (2, 1, 36)] {
+            let mut c = [0u8; 6];
+            c[a - 1] += 1;
+            c[b - 1] += 1;
+            let (_, dist) = at(&t, &c);
+            assert!((dist[1] * 36.0 - f64::from(want)).abs() < 1e-9, "{a}-{b}: {}", dist[1] * 36.0);
+        }
+    }
+
+    #[test]
+    fn distributions_sum_to_one_and_match_the_means() {
+        let t = table(5, 8);
+        for i in 0..t.mean.len() as u32 {
+            let d = t.distribution(i);
+            assert!((d.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+            assert!((mean_sd(d).0 - t.mean[i as usize]).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn race_estimate() {
+        // Certain one-roll bearoff for the side on roll: it wins.
+        assert_eq!(race_win_probability(&[0.0, 1.0], &[0.0, 0.5, 0.5]), 1.0);
+        assert_eq!(race_win_probability(&[0.0, 0.0, 1.0], &[0.0, 1.0]), 0.0);
+        assert!((race_win_probability(&[0.0, 0.5, 0.5], &[0.0, 0.5, 0.5]) - 0.75).abs() < 1e-15);
+    }
+}
