@@ -92,28 +92,59 @@ impl Unranked {
     }
 }
 
+/// The rules of one die, written plainly on checker counts: the positions one die `d` can
+/// reach. The reference the index arithmetic and the solvers are tested against.
+#[cfg(test)]
+pub(crate) fn slow_die_moves(counts: &[u8], d: usize) -> Vec<Vec<u8>> {
+    let top = counts.iter().rposition(|&c| c > 0);
+    let mut out = Vec::new();
+    for p in 1..=counts.len() {
+        if counts[p - 1] == 0 {
+            continue;
+        }
+        let mut c = counts.to_vec();
+        c[p - 1] -= 1;
+        if p > d {
+            c[p - d - 1] += 1;
+        } else if !(p == d || Some(p - 1) == top) {
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Every position a whole roll can reach, by brute force: both orders of a non-double, four
+/// steps of a double, stopping when all checkers are off.
+#[cfg(test)]
+pub(crate) fn slow_plays(counts: &[u8], a: usize, b: usize) -> Vec<Vec<u8>> {
+    fn chain(c: &[u8], dice: &[usize], out: &mut Vec<Vec<u8>>) {
+        if dice.is_empty() || c.iter().all(|&x| x == 0) {
+            out.push(c.to_vec());
+            return;
+        }
+        for next in slow_die_moves(c, dice[0]) {
+            chain(&next, &dice[1..], out);
+        }
+    }
+    let mut out = Vec::new();
+    if a == b {
+        chain(counts, &[a; 4], &mut out);
+    } else {
+        chain(counts, &[a, b], &mut out);
+        chain(counts, &[b, a], &mut out);
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Moves built the slow way: change the counts, then rank.
     fn slow_moves(space: &Space, counts: &[u8], d: usize) -> Vec<u32> {
-        let top = counts.iter().rposition(|&c| c > 0);
-        let mut out = Vec::new();
-        for p in 1..=counts.len() {
-            if counts[p - 1] == 0 {
-                continue;
-            }
-            let mut c = counts.to_vec();
-            c[p - 1] -= 1;
-            if p > d {
-                c[p - d - 1] += 1;
-            } else if !(p == d || Some(p - 1) == top) {
-                continue;
-            }
-            out.push(space.index(&c));
-        }
-        out
+        slow_die_moves(counts, d).iter().map(|c| space.index(c)).collect()
     }
 
     #[test]

@@ -143,7 +143,8 @@ fn solve_one(
     (node, succ)
 }
 
-const fn roll_index() -> [[usize; 6]; 6] {
+/// `roll_index()[a - 1][b - 1]`: the index in [`ROLLS`] of the roll of a and b, in either order.
+pub const fn roll_index() -> [[usize; 6]; 6] {
     let mut t = [[0usize; 6]; 6];
     let mut r = 0;
     while r < 21 {
@@ -355,6 +356,39 @@ mod tests {
             let d = t.distribution(i);
             assert!((d.iter().sum::<f64>() - 1.0).abs() < 1e-12);
             assert!((mean_sd(d).0 - t.mean[i as usize]).abs() < 1e-9);
+        }
+    }
+
+    /// Expected rolls by brute force over every play of every roll, memoised on the counts.
+    fn brute_mean(c: &[u8], memo: &mut std::collections::HashMap<Vec<u8>, f64>) -> f64 {
+        if c.iter().all(|&x| x == 0) {
+            return 0.0;
+        }
+        if let Some(&v) = memo.get(c) {
+            return v;
+        }
+        let mut sum = 0.0;
+        for &(a, b, w) in &ROLLS {
+            let best = crate::bearoff::moves::slow_plays(c, a.into(), b.into())
+                .iter()
+                .map(|p| brute_mean(p, memo))
+                .fold(f64::INFINITY, f64::min);
+            sum += f64::from(w) * best;
+        }
+        let v = 1.0 + sum / 36.0;
+        memo.insert(c.to_vec(), v);
+        v
+    }
+
+    #[test]
+    fn sweep_equals_brute_force_over_every_play() {
+        let t = OneSided::build(Space::new(5, 5).unwrap(), false);
+        let mut memo = std::collections::HashMap::new();
+        let mut counts = [0u8; 5];
+        for i in 0..t.mean.len() as u32 {
+            t.space.position(i, &mut counts);
+            let brute = brute_mean(&counts, &mut memo);
+            assert!((t.mean[i as usize] - brute).abs() < 1e-12, "{counts:?}: {} vs {brute}", t.mean[i as usize]);
         }
     }
 
