@@ -57,7 +57,10 @@ impl Unranked {
             prefix[i + 1] = prefix[i] + d;
             j = j.wrapping_sub(u32::from(counts[i]) + 1);
         }
-        let top = (0..p).rev().find(|&i| counts[i] > 0).map_or(0, |i| i as u32 + 1);
+        let top = (0..p)
+            .rev()
+            .find(|&i| counts[i] > 0)
+            .map_or(0, |i| i as u32 + 1);
         Unranked {
             index,
             counts,
@@ -144,7 +147,10 @@ mod tests {
     use super::*;
 
     fn slow_moves(space: &Space, counts: &[u8], d: usize) -> Vec<u32> {
-        slow_die_moves(counts, d).iter().map(|c| space.index(c)).collect()
+        slow_die_moves(counts, d)
+            .iter()
+            .map(|c| space.index(c))
+            .collect()
     }
 
     #[test]
@@ -158,7 +164,11 @@ mod tests {
                 let u = Unranked::new(&space, i);
                 for d in 1..=6 {
                     let n = u.die_moves(d, &mut out);
-                    assert_eq!(out[..n], slow_moves(&space, &counts, d as usize)[..], "{counts:?} die {d}");
+                    assert_eq!(
+                        out[..n],
+                        slow_moves(&space, &counts, d as usize)[..],
+                        "{counts:?} die {d}"
+                    );
                     assert!(out[..n].iter().all(|&s| s < i));
                     assert_eq!(n == 0, i == 0);
                 }

@@ -15,6 +15,10 @@ use rayon::prelude::*;
 use super::moves::{ROLLS, Unranked};
 use super::position::{Space, pips};
 
+/// Positions per rayon task: a level of a small table is a few hundred positions of about a
+/// microsecond each, so finer tasks would cost more in scheduling than they save.
+pub(crate) const MIN_TASK: usize = 64;
+
 /// The sweep's state for one position.
 #[derive(Clone, Copy, Debug, Default)]
 struct Node {
@@ -39,31 +43,53 @@ pub struct Policy {
     pub succ: Vec<u32>,
 }
 
-/// Positions grouped by pip count, lowest first.
-pub fn levels(space: &Space) -> Vec<Vec<u32>> {
-    let n = space.len();
-    let mut counts = vec![0u8; space.points as usize];
-    let mut by_pips: Vec<Vec<u32>> = Vec::new();
-    for i in 0..n as u32 {
-        space.position(i, &mut counts);
-        let p = pips(&counts) as usize;
-        if by_pips.len() <= p {
-            by_pips.resize_with(p + 1, Vec::new);
-        }
-        by_pips[p].push(i);
-    }
-    by_pips
+/// Positions grouped by pip count, lowest first, and each position's number of checkers.
+pub struct Levels {
+    pub by_pips: Vec<Vec<u32>>,
+    pub checkers: Vec<u8>,
 }
 
-/// Solves `V(s) = 1 + Σ_r p(r) min_play V(s')` with `V = 0` on `terminal` positions.
-pub fn solve(space: &Space, levels: &[Vec<u32>], terminal: impl Fn(&Unranked) -> bool + Sync) -> Policy {
+impl Levels {
+    pub fn new(space: &Space) -> Levels {
+        let n = space.len();
+        let mut counts = vec![0u8; space.points as usize];
+        let mut by_pips: Vec<Vec<u32>> = Vec::new();
+        let mut checkers = Vec::with_capacity(n);
+        for i in 0..n as u32 {
+            space.position(i, &mut counts);
+            let p = pips(&counts) as usize;
+            if by_pips.len() <= p {
+                by_pips.resize_with(p + 1, Vec::new);
+            }
+            by_pips[p].push(i);
+            checkers.push(counts.iter().sum());
+        }
+        Levels { by_pips, checkers }
+    }
+}
+
+/// Solves `V(s) = 1 + Σ_r p(r) min_play V(s')` with `V = 0` on positions whose checker count
+/// `terminal` accepts. A terminal position's successors are itself.
+pub fn solve(space: &Space, levels: &Levels, terminal: impl Fn(u8) -> bool + Sync) -> Policy {
     let n = space.len();
     let mut nodes = vec![Node::default(); n];
     let mut succ = vec![0u32; 21 * n];
-    for level in levels {
+    for level in &levels.by_pips {
         let done: Vec<(Node, [u32; 21])> = level
             .par_iter()
-            .map(|&i| solve_one(space, &nodes, i, &terminal))
+            .with_min_len(MIN_TASK)
+            .map(|&i| {
+                if terminal(levels.checkers[i as usize]) {
+                    let node = Node {
+                        value: 0.0,
+                        best: [[0.0; 6]; 3],
+                        to: [[i; 6]; 3],
+                    };
+                    (node, [i; 21])
+                } else {
+                    solve_one(space, &nodes, i)
+                }
+            })
             .collect();
         for (&i, (node, s)) in level.iter().zip(done) {
             nodes[i as usize] = node;
@@ -76,23 +102,8 @@ pub fn solve(space: &Space, levels: &[Vec<u32>], terminal: impl Fn(&Unranked) ->
     }
 }
 
-fn solve_one(
-    space: &Space,
-    nodes: &[Node],
-    i: u32,
-    terminal: &impl Fn(&Unranked) -> bool,
-) -> (Node, [u32; 21]) {
+fn solve_one(space: &Space, nodes: &[Node], i: u32) -> (Node, [u32; 21]) {
     let u = Unranked::new(space, i);
-    if terminal(&u) {
-        return (
-            Node {
-                value: 0.0,
-                best: [[0.0; 6]; 3],
-                to: [[i; 6]; 3],
-            },
-            [i; 21],
-        );
-    }
     let mut moves = [[0u32; 18]; 6];
     let mut len = [0usize; 6];
     for d in 0..6 {
@@ -158,42 +169,63 @@ pub const fn roll_index() -> [[usize; 6]; 6] {
 
 /// Distributions of the number of rolls under a policy: `dist[len * i + k]` = P(exactly k
 /// rolls from position i). `len` is one more than the longest the policy can take.
-pub fn distributions(levels: &[Vec<u32>], policy: &Policy) -> (usize, Vec<f64>) {
+///
+/// Each distribution is `1/36 Σ_t w_t · shift(dist(t))` over the distinct successors t (in order
+/// of first appearance among the rolls, with their summed weights w_t in 36ths), added only
+/// over the successors' supports: exact summation order, a fraction of the work of 21 full
+/// vectors.
+pub fn distributions(levels: &Levels, policy: &Policy) -> (usize, Vec<f64>) {
     let n = policy.value.len();
-    // Longest number of rolls, level by level.
-    let mut longest = vec![0u16; n];
-    for level in levels {
+    // Shortest and longest number of rolls, level by level.
+    let mut lo = vec![0u16; n];
+    let mut hi = vec![0u16; n];
+    for level in &levels.by_pips {
         for &i in level {
             let s = &policy.succ[21 * i as usize..21 * i as usize + 21];
             if s[0] != i {
-                longest[i as usize] = 1 + s.iter().map(|&t| longest[t as usize]).max().unwrap_or(0);
+                lo[i as usize] = 1 + s.iter().map(|&t| lo[t as usize]).min().unwrap_or(0);
+                hi[i as usize] = 1 + s.iter().map(|&t| hi[t as usize]).max().unwrap_or(0);
             }
         }
     }
-    let len = usize::from(longest.iter().copied().max().unwrap_or(0)) + 1;
+    let len = usize::from(hi.iter().copied().max().unwrap_or(0)) + 1;
     let mut dist = vec![0f64; len * n];
-    for level in levels {
-        let done: Vec<Vec<f64>> = level
-            .par_iter()
-            .map(|&i| {
-                let mut d = vec![0f64; len];
+    for level in &levels.by_pips {
+        let mut out = vec![0f64; len * level.len()];
+        out.par_chunks_mut(len)
+            .zip(level.par_iter())
+            .with_min_len(MIN_TASK)
+            .for_each(|(d, &i)| {
                 let s = &policy.succ[21 * i as usize..21 * i as usize + 21];
                 if s[0] == i {
                     d[0] = 1.0;
-                    return d;
+                    return;
                 }
-                for (r, &(_, _, w)) in ROLLS.iter().enumerate() {
-                    let from = &dist[len * s[r] as usize..len * s[r] as usize + len];
-                    let w = f64::from(w) / 36.0;
-                    for k in 1..len {
-                        d[k] += w * from[k - 1];
+                let mut targets = [(0u32, 0u32); 21];
+                let mut distinct = 0;
+                for (&t, &(_, _, w)) in s.iter().zip(&ROLLS) {
+                    match targets[..distinct].iter_mut().find(|(u, _)| *u == t) {
+                        Some((_, weight)) => *weight += u32::from(w),
+                        None => {
+                            targets[distinct] = (t, u32::from(w));
+                            distinct += 1;
+                        }
                     }
                 }
-                d
-            })
-            .collect();
-        for (&i, d) in level.iter().zip(done) {
-            dist[len * i as usize..len * (i as usize + 1)].copy_from_slice(&d);
+                for &(t, w) in &targets[..distinct] {
+                    let t = t as usize;
+                    let from = &dist[len * t..len * t + len];
+                    let w = f64::from(w);
+                    for k in usize::from(lo[t])..=usize::from(hi[t]) {
+                        d[k + 1] += w * from[k];
+                    }
+                }
+                for x in d.iter_mut() {
+                    *x /= 36.0;
+                }
+            });
+        for (&i, d) in level.iter().zip(out.chunks(len)) {
+            dist[len * i as usize..len * (i as usize + 1)].copy_from_slice(d);
         }
     }
     (len, dist)
@@ -216,7 +248,11 @@ pub struct OneSided {
 /// Statistics of one distribution.
 pub fn mean_sd(dist: &[f64]) -> (f64, f64) {
     let mean: f64 = dist.iter().enumerate().map(|(k, p)| k as f64 * p).sum();
-    let sq: f64 = dist.iter().enumerate().map(|(k, p)| (k * k) as f64 * p).sum();
+    let sq: f64 = dist
+        .iter()
+        .enumerate()
+        .map(|(k, p)| (k * k) as f64 * p)
+        .sum();
     (mean, (sq - mean * mean).max(0.0).sqrt())
 }
 
@@ -226,11 +262,11 @@ pub const PIPS_PER_ROLL: f64 = 49.0 / 6.0;
 impl OneSided {
     /// Solves the table on CPU threads.
     pub fn build(space: Space, gammon: bool) -> OneSided {
-        let levels = levels(&space);
-        let policy = solve(&space, &levels, |u| u.checkers == 0);
+        let levels = Levels::new(&space);
+        let policy = solve(&space, &levels, |checkers| checkers == 0);
         let (len, dist) = distributions(&levels, &policy);
         let gammon = (gammon && space.checkers == 15).then(|| {
-            let g = solve(&space, &levels, |u| u.checkers < 15);
+            let g = solve(&space, &levels, |checkers| checkers < 15);
             let (glen, gdist) = distributions(&levels, &g);
             (g.value, glen, gdist)
         });
@@ -283,7 +319,14 @@ mod tests {
     #[test]
     fn one_checker_exact_fractions() {
         let t = table(6, 2);
-        for (p, want) in [(1, 1.0), (2, 1.0), (3, 1.0), (4, 19.0 / 18.0), (5, 41.0 / 36.0), (6, 5.0 / 4.0)] {
+        for (p, want) in [
+            (1, 1.0),
+            (2, 1.0),
+            (3, 1.0),
+            (4, 19.0 / 18.0),
+            (5, 41.0 / 36.0),
+            (6, 5.0 / 4.0),
+        ] {
             let mut c = [0u8; 6];
             c[p - 1] = 1;
             let (mean, dist) = at(&t, &c);
@@ -312,7 +355,13 @@ mod tests {
         let (mean, dist) = at(&t, &[15, 0, 0, 0, 0, 0]);
         assert!((mean - 6.979592).abs() < 1e-6, "{mean}");
         assert!((mean_sd(dist).1 - 0.808).abs() < 1e-3);
-        for (k, p) in [(4, 0.000772), (5, 0.034722), (6, 0.227731), (7, 0.457694), (8, 0.279082)] {
+        for (k, p) in [
+            (4, 0.000772),
+            (5, 0.034722),
+            (6, 0.227731),
+            (7, 0.457694),
+            (8, 0.279082),
+        ] {
             assert!((dist[k] - p).abs() < 1e-6, "P({k}) = {}", dist[k]);
         }
         let (mean, dist) = at(&t, &[0, 0, 0, 0, 0, 15]);
@@ -330,7 +379,11 @@ mod tests {
         let (gmean, _, _) = t.gammon.as_ref().unwrap();
         let g = t.gammon_distribution(i).unwrap();
         assert!((g[1] - 17.0 / 36.0).abs() < 1e-15, "{}", g[1]);
-        assert!((gmean[i as usize] - 1.616).abs() < 1e-3, "{}", gmean[i as usize]);
+        assert!(
+            (gmean[i as usize] - 1.616).abs() < 1e-3,
+            "{}",
+            gmean[i as usize]
+        );
         // Positions with a checker off need no roll for the first one.
         let j = t.space.index(&[0, 0, 0, 0, 0, 14]);
         assert_eq!(t.gammon_distribution(j).unwrap()[0], 1.0);
@@ -340,12 +393,28 @@ mod tests {
     fn two_checkers_borne_off_in_one_roll() {
         // Out of 36 rolls, how many bear off both checkers at once.
         let t = table(6, 2);
-        for (a, b, want) in [(6, 6, 4), (6, 5, 6), (6, 4, 8), (6, 3, 10), (6, 2, 13), (6, 1, 15), (5, 5, 6), (4, 4, 11), (3, 3, 17), (2, 2, 26), (2, 1, 36)] {
+        for (a, b, want) in [
+            (6, 6, 4),
+            (6, 5, 6),
+            (6, 4, 8),
+            (6, 3, 10),
+            (6, 2, 13),
+            (6, 1, 15),
+            (5, 5, 6),
+            (4, 4, 11),
+            (3, 3, 17),
+            (2, 2, 26),
+            (2, 1, 36),
+        ] {
             let mut c = [0u8; 6];
             c[a - 1] += 1;
             c[b - 1] += 1;
             let (_, dist) = at(&t, &c);
-            assert!((dist[1] * 36.0 - f64::from(want)).abs() < 1e-9, "{a}-{b}: {}", dist[1] * 36.0);
+            assert!(
+                (dist[1] * 36.0 - f64::from(want)).abs() < 1e-9,
+                "{a}-{b}: {}",
+                dist[1] * 36.0
+            );
         }
     }
 
@@ -388,7 +457,11 @@ mod tests {
         for i in 0..t.mean.len() as u32 {
             t.space.position(i, &mut counts);
             let brute = brute_mean(&counts, &mut memo);
-            assert!((t.mean[i as usize] - brute).abs() < 1e-12, "{counts:?}: {} vs {brute}", t.mean[i as usize]);
+            assert!(
+                (t.mean[i as usize] - brute).abs() < 1e-12,
+                "{counts:?}: {} vs {brute}",
+                t.mean[i as usize]
+            );
         }
     }
 

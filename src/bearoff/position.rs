@@ -34,7 +34,11 @@ static BINOMIAL: [[u64; 34]; 34] = binomials();
 /// C(n, k), 0 when k > n.
 #[inline]
 pub fn binomial(n: u32, k: u32) -> u64 {
-    if k > n { 0 } else { BINOMIAL[n as usize][k as usize] }
+    if k > n {
+        0
+    } else {
+        BINOMIAL[n as usize][k as usize]
+    }
 }
 
 /// The positions of up to `checkers` checkers on `points` points.
@@ -58,7 +62,9 @@ pub enum PositionError {
     Points { got: usize, points: u32 },
     #[error("the position has {got} checkers, but the table holds at most {checkers}")]
     Checkers { got: u32, checkers: u32 },
-    #[error("a table needs 1 to {MAX_POINTS} points and 1 to {MAX_CHECKERS} checkers, not {points} points and {checkers} checkers")]
+    #[error(
+        "a table needs 1 to {MAX_POINTS} points and 1 to {MAX_CHECKERS} checkers, not {points} points and {checkers} checkers"
+    )]
     Space { points: u32, checkers: u32 },
 }
 
