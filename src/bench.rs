@@ -117,6 +117,33 @@ pub fn rollouts(
     })
 }
 
+/// Builds a one-sided (with gammon distributions, as gnubg's makebearoff does) or two-sided
+/// bearoff table once on CPU threads: total time and positions (or pairs) per second.
+pub fn bearoff_build(points: u32, checkers: u32, two_sided: bool) -> anyhow::Result<Measurement> {
+    use crate::bearoff::{OneSided, Space, two_sided::TwoSided};
+    let space = Space::new(points, checkers)?;
+    let start = Instant::now();
+    let positions = if two_sided {
+        TwoSided::build(space).win.len()
+    } else {
+        OneSided::build(space, true).mean.len()
+    };
+    let secs = start.elapsed().as_secs_f64();
+    let kind = if two_sided { "two-sided" } else { "one-sided" };
+    Ok(Measurement {
+        workload: format!("bearoff {kind} {checkers}x{points} build"),
+        backend: "cpu".into(),
+        on: format!("{} threads", rayon::current_num_threads()),
+        figure: secs,
+        unit: "s".into(),
+        extra: vec![(
+            if two_sided { "pairs/s" } else { "positions/s" }.into(),
+            positions as f64 / secs,
+        )],
+        seconds: secs,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

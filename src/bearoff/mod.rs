@@ -1,5 +1,6 @@
 //! Backgammon bearoff databases: exact one-sided and two-sided tables, and gnubg's file formats.
 
+pub mod format;
 pub mod moves;
 pub mod one_sided;
 pub mod position;

@@ -68,9 +68,15 @@ impl Levels {
     }
 }
 
-/// Solves `V(s) = 1 + Σ_r p(r) min_play V(s')` with `V = 0` on positions whose checker count
-/// `terminal` accepts. A terminal position's successors are itself.
-pub fn solve(space: &Space, levels: &Levels, terminal: impl Fn(u8) -> bool + Sync) -> Policy {
+/// Solves `V(s) = 1 + Σ_r p(r) min_play V(s')` with `V = 0` on positions with fewer than
+/// `terminal_below` checkers (1: all off; 15: the first checker off). A terminal position's
+/// successors are itself.
+pub fn solve(
+    space: &Space,
+    levels: &Levels,
+    terminal_below: u32,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Policy {
     let n = space.len();
     let mut nodes = vec![Node::default(); n];
     let mut succ = vec![0u32; 21 * n];
@@ -79,7 +85,7 @@ pub fn solve(space: &Space, levels: &Levels, terminal: impl Fn(u8) -> bool + Syn
             .par_iter()
             .with_min_len(MIN_TASK)
             .map(|&i| {
-                if terminal(levels.checkers[i as usize]) {
+                if u32::from(levels.checkers[i as usize]) < terminal_below {
                     let node = Node {
                         value: 0.0,
                         best: [[0.0; 6]; 3],
@@ -95,6 +101,7 @@ pub fn solve(space: &Space, levels: &Levels, terminal: impl Fn(u8) -> bool + Syn
             nodes[i as usize] = node;
             succ[21 * i as usize..21 * i as usize + 21].copy_from_slice(&s);
         }
+        progress(level.len() as u64);
     }
     Policy {
         value: nodes.iter().map(|n| n.value).collect(),
@@ -131,8 +138,7 @@ fn solve_one(space: &Space, nodes: &[Node], i: u32) -> (Node, [u32; 21]) {
                 }
             }
             // Rolls containing die a: a first, then the best single step of the other die.
-            for b in 0..6 {
-                let r = ROLL_INDEX[a][b];
+            for (b, &r) in ROLL_INDEX[a].iter().enumerate() {
                 let (v, to) = if a == b {
                     (next.best[2][a], next.to[2][a])
                 } else {
@@ -174,7 +180,11 @@ pub const fn roll_index() -> [[usize; 6]; 6] {
 /// of first appearance among the rolls, with their summed weights w_t in 36ths), added only
 /// over the successors' supports: exact summation order, a fraction of the work of 21 full
 /// vectors.
-pub fn distributions(levels: &Levels, policy: &Policy) -> (usize, Vec<f64>) {
+pub fn distributions(
+    levels: &Levels,
+    policy: &Policy,
+    progress: &(dyn Fn(u64) + Sync),
+) -> (usize, Vec<f64>) {
     let n = policy.value.len();
     // Shortest and longest number of rolls, level by level.
     let mut lo = vec![0u16; n];
@@ -227,6 +237,7 @@ pub fn distributions(levels: &Levels, policy: &Policy) -> (usize, Vec<f64>) {
         for (&i, d) in level.iter().zip(out.chunks(len)) {
             dist[len * i as usize..len * (i as usize + 1)].copy_from_slice(d);
         }
+        progress(level.len() as u64);
     }
     (len, dist)
 }
@@ -262,21 +273,38 @@ pub const PIPS_PER_ROLL: f64 = 49.0 / 6.0;
 impl OneSided {
     /// Solves the table on CPU threads.
     pub fn build(space: Space, gammon: bool) -> OneSided {
+        OneSided::build_with(space, gammon, &|_| {}, &mut |space, levels, below| {
+            Ok(solve(space, levels, below, &|_| {}))
+        })
+        .expect("the CPU solver cannot fail")
+    }
+
+    /// Solves the table with `solver` for the policies (the CPU's [`solve`] or the GPU sweep)
+    /// and CPU threads for the distributions, calling `progress` with the positions done by
+    /// each level of the distribution passes.
+    pub fn build_with(
+        space: Space,
+        gammon: bool,
+        progress: &(dyn Fn(u64) + Sync),
+        solver: &mut dyn FnMut(&Space, &Levels, u32) -> anyhow::Result<Policy>,
+    ) -> anyhow::Result<OneSided> {
         let levels = Levels::new(&space);
-        let policy = solve(&space, &levels, |checkers| checkers == 0);
-        let (len, dist) = distributions(&levels, &policy);
-        let gammon = (gammon && space.checkers == 15).then(|| {
-            let g = solve(&space, &levels, |checkers| checkers < 15);
-            let (glen, gdist) = distributions(&levels, &g);
-            (g.value, glen, gdist)
-        });
-        OneSided {
+        let policy = solver(&space, &levels, 1)?;
+        let (len, dist) = distributions(&levels, &policy, progress);
+        let gammon = if gammon && space.checkers == 15 {
+            let g = solver(&space, &levels, 15)?;
+            let (glen, gdist) = distributions(&levels, &g, progress);
+            Some((g.value, glen, gdist))
+        } else {
+            None
+        };
+        Ok(OneSided {
             space,
             mean: policy.value,
             len,
             dist,
             gammon,
-        }
+        })
     }
 
     pub fn distribution(&self, i: u32) -> &[f64] {

@@ -27,6 +27,11 @@ type Chains = [[f64; 6]; 3];
 impl TwoSided {
     /// Solves the table on CPU threads.
     pub fn build(space: Space) -> TwoSided {
+        TwoSided::build_with_progress(space, &|_| {})
+    }
+
+    /// Solves the table on CPU threads, calling `progress` with the pairs done by each level.
+    pub fn build_with_progress(space: Space, progress: &(dyn Fn(u64) + Sync)) -> TwoSided {
         let n = space.len();
         let levels = Levels::new(&space).by_pips;
         let mut moves: Vec<[Vec<u32>; 6]> = Vec::with_capacity(n);
@@ -59,6 +64,7 @@ impl TwoSided {
                 win[us as usize * n + them as usize] = w;
                 chains[them as usize * n + us as usize] = c;
             }
+            progress(pairs.len() as u64);
         }
         TwoSided { space, win }
     }

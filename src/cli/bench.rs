@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::{ComputeArgs, print_json};
-use crate::bench::{Measurement, random_playouts, rollouts, sample_roots};
+use crate::bench::{Measurement, bearoff_build, random_playouts, rollouts, sample_roots};
 use crate::game2048::CpuEngine;
 use crate::gpu::rollout::GpuRolloutEngine;
 use crate::gpu::{Backend, Gpu};
@@ -107,6 +107,23 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         let m = rollouts(&mut CpuEngine, &roots, n, secs)?;
         note(&m);
         out.push(m);
+        // Bearoff tables: gnubg's standard sizes; the large ones only in the full run.
+        let tables: &[(u32, u32, bool)] = if a.quick {
+            &[(6, 15, false), (8, 15, false), (6, 6, true)]
+        } else {
+            &[
+                (6, 15, false),
+                (8, 15, false),
+                (10, 15, false),
+                (6, 6, true),
+                (8, 6, true),
+            ]
+        };
+        for &(points, checkers, two) in tables {
+            let m = bearoff_build(points, checkers, two)?;
+            note(&m);
+            out.push(m);
+        }
     }
     if let Some(g) = gpu {
         let mut engine = GpuRolloutEngine::new(g)?;
@@ -158,17 +175,22 @@ fn print_table(r: &BenchReport) {
         .map(|m| m.figure);
     for m in &r.measurements {
         let mut also: Vec<String> = m.extra.iter().map(|(u, v)| format!("{v:.0} {u}")).collect();
+        let figure = if m.figure < 100.0 {
+            format!("{:.3}", m.figure)
+        } else {
+            format!("{:.0}", m.figure)
+        };
         if m.backend == "gpu"
             && let Some(c) = cpu_rollouts
         {
             also.push(format!("{:.2}x cpu", m.figure / c));
         }
         println!(
-            "{:<36} {:<7} {:<34} {:>12.0} {:<11} {}",
+            "{:<36} {:<7} {:<34} {:>12} {:<11} {}",
             m.workload,
             m.backend,
             m.on,
-            m.figure,
+            figure,
             m.unit,
             also.join(", ")
         );

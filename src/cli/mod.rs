@@ -3,6 +3,7 @@
 //! Exit codes: 0 success; 1 a failure while computing (a lost GPU, an I/O error); 2 bad input
 //! (clap's usage errors and ours alike: a malformed board, an impossible setting).
 
+mod bearoff;
 mod bench;
 mod devices;
 mod game2048;
@@ -30,6 +31,9 @@ enum Command {
     /// 2048: play batches of games, evaluate positions, inspect boards.
     #[command(name = "2048", subcommand)]
     Game2048(game2048::Command),
+    /// Backgammon bearoff databases: build them, look positions up.
+    #[command(subcommand)]
+    Bearoff(bearoff::Command),
     /// List the GPU adapters and say which one `--backend auto` takes.
     Devices(devices::Args),
     /// Measure throughput of every workload on every backend, side by side.
@@ -95,6 +99,7 @@ pub fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Game2048(c) => game2048::run(c),
+        Command::Bearoff(c) => bearoff::run(c),
         Command::Devices(a) => devices::run(a),
         Command::Bench(a) => bench::run(a),
     }

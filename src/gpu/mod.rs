@@ -1,6 +1,7 @@
 //! The GPU runtime shared by every kernel: adapter choice, the one device per process, shader
 //! composition, error capture, and buffer helpers.
 
+pub mod bearoff;
 pub mod rollout;
 pub mod shaders;
 
@@ -37,6 +38,8 @@ pub enum GpuError {
     OutOfMemory(String),
     #[error("GPU error while {0}: {1}")]
     Validation(String, String),
+    #[error("not possible on this GPU: {0}")]
+    Unsupported(String),
     #[error("GPU results incomplete: {0}")]
     Incomplete(String),
     #[error("GPU did not finish within {0:?} (hung or far too slow); giving up")]
@@ -132,6 +135,8 @@ pub struct Gpu {
     pub adapter: AdapterSummary,
     pub limits: wgpu::Limits,
     pub timestamps: bool,
+    /// The device runs f64 arithmetic in shaders (SHADER_F64).
+    pub f64: bool,
     /// Set by the device-lost callback and by uncaptured errors.
     failure: Arc<Mutex<Option<String>>>,
 }
@@ -143,18 +148,17 @@ pub const POLL_TIMEOUT: Duration = Duration::from_secs(600);
 impl Gpu {
     fn open(adapter: wgpu::Adapter) -> Result<Gpu, GpuError> {
         let summary = summary(&adapter);
-        let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
-        let features = if timestamps {
-            wgpu::Features::TIMESTAMP_QUERY
-        } else {
-            wgpu::Features::empty()
-        };
+        // Timestamps for the benchmark and f64 for the bearoff sweep, where the adapter has them.
+        let features =
+            adapter.features() & (wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SHADER_F64);
+        let timestamps = features.contains(wgpu::Features::TIMESTAMP_QUERY);
         // Ask for the adapter's own storage and buffer sizes: large jobs are split to fit them.
         let al = adapter.limits();
         let limits = wgpu::Limits {
             max_storage_buffer_binding_size: al.max_storage_buffer_binding_size,
             max_buffer_size: al.max_buffer_size,
             max_compute_workgroups_per_dimension: al.max_compute_workgroups_per_dimension,
+            max_storage_buffers_per_shader_stage: al.max_storage_buffers_per_shader_stage,
             ..wgpu::Limits::downlevel_defaults()
         };
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
@@ -184,6 +188,7 @@ impl Gpu {
             adapter: summary,
             limits,
             timestamps,
+            f64: features.contains(wgpu::Features::SHADER_F64),
             failure,
         })
     }
@@ -361,6 +366,44 @@ impl Gpu {
                     cache: None,
                 })
         })
+    }
+}
+
+/// A bind group entry for a whole buffer.
+pub(crate) fn whole(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: buffer.as_entire_binding(),
+    }
+}
+
+/// A bind group entry for the first `size` bytes of a buffer bound at dynamic offsets.
+pub(crate) fn dynamic(binding: u32, buffer: &wgpu::Buffer, size: u64) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer,
+            offset: 0,
+            size: wgpu::BufferSize::new(size),
+        }),
+    }
+}
+
+/// A compute-stage buffer in a bind group layout.
+pub(crate) fn layout_entry(
+    binding: u32,
+    ty: wgpu::BufferBindingType,
+    has_dynamic_offset: bool,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty,
+            has_dynamic_offset,
+            min_binding_size: None,
+        },
+        count: None,
     }
 }
 

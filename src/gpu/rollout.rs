@@ -7,7 +7,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{Backend, Gpu, GpuError, grid, shaders};
+use super::{Backend, Gpu, GpuError, dynamic, grid, layout_entry, shaders, whole};
 use crate::game2048::board::tables;
 use crate::game2048::rollout::{CpuEngine, RolloutEngine, RolloutSums, Root};
 
@@ -69,28 +69,9 @@ pub struct GpuRolloutEngine {
     pub dispatches: u64,
 }
 
-fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry {
-        binding,
-        resource: buffer.as_entire_binding(),
-    }
-}
-
-fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
 impl GpuRolloutEngine {
     pub fn new(gpu: &'static Gpu) -> Result<Self, GpuError> {
+        use wgpu::BufferBindingType as B;
         let (lr, reward) = tables().gpu_row_tables();
         let row_moves = gpu.storage_with("row_moves", bytemuck::cast_slice(&lr))?;
         let row_reward = gpu.storage_with("row_reward", bytemuck::cast_slice(&reward))?;
@@ -99,20 +80,11 @@ impl GpuRolloutEngine {
             .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                 label: Some("rollout2048"),
                 entries: &[
-                    storage_entry(0, true),
-                    storage_entry(1, true),
-                    storage_entry(2, true),
-                    storage_entry(3, false),
-                    wgpu::BindGroupLayoutEntry {
-                        binding: 4,
-                        visibility: wgpu::ShaderStages::COMPUTE,
-                        ty: wgpu::BindingType::Buffer {
-                            ty: wgpu::BufferBindingType::Uniform,
-                            has_dynamic_offset: true,
-                            min_binding_size: wgpu::BufferSize::new(size_of::<Params>() as u64),
-                        },
-                        count: None,
-                    },
+                    layout_entry(0, B::Storage { read_only: true }, false),
+                    layout_entry(1, B::Storage { read_only: true }, false),
+                    layout_entry(2, B::Storage { read_only: true }, false),
+                    layout_entry(3, B::Storage { read_only: false }, false),
+                    layout_entry(4, B::Uniform, true),
                 ],
             });
         let pipeline_layout = gpu
@@ -222,18 +194,11 @@ impl GpuRolloutEngine {
             label: Some("rollout2048"),
             layout: &self.layout,
             entries: &[
-                entry(0, &self.row_moves),
-                entry(1, &self.row_reward),
-                entry(2, &roots_buf),
-                entry(3, &sums),
-                wgpu::BindGroupEntry {
-                    binding: 4,
-                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer: &params,
-                        offset: 0,
-                        size: wgpu::BufferSize::new(size_of::<Params>() as u64),
-                    }),
-                },
+                whole(0, &self.row_moves),
+                whole(1, &self.row_reward),
+                whole(2, &roots_buf),
+                whole(3, &sums),
+                dynamic(4, &params, size_of::<Params>() as u64),
             ],
         });
         self.buffers = Some(Buffers {

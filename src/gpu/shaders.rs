@@ -37,8 +37,21 @@ pub const PHILOX_CHECK: Kernel = Kernel {
     parts: &[PHILOX, include_str!("../../shaders/philox_check.wgsl")],
 };
 
+/// Bearoff positions, unranking and single-die moves: `shaders/common/bearoff.wgsl`, twin of
+/// `crate::bearoff::position` and `crate::bearoff::moves`.
+pub const BEAROFF: &str = include_str!("../../shaders/common/bearoff.wgsl");
+
+/// One level of the one-sided bearoff sweep (f64); twin of `crate::bearoff::one_sided`.
+pub const BEAROFF_ONE_SIDED: Kernel = Kernel {
+    name: "bearoff_one_sided",
+    parts: &[
+        BEAROFF,
+        include_str!("../../shaders/bearoff_one_sided.wgsl"),
+    ],
+};
+
 /// Every kernel, for validation.
-pub const ALL: &[Kernel] = &[ROLLOUT2048, PHILOX_CHECK];
+pub const ALL: &[Kernel] = &[ROLLOUT2048, PHILOX_CHECK, BEAROFF_ONE_SIDED];
 
 #[cfg(test)]
 mod tests {
@@ -53,7 +66,8 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{}: {}", k.name, e.emit_to_string(&k.source())));
             naga::valid::Validator::new(
                 naga::valid::ValidationFlags::all(),
-                naga::valid::Capabilities::empty(),
+                // f64 for the bearoff kernels, which run only where the adapter has it.
+                naga::valid::Capabilities::FLOAT64,
             )
             .validate(&module)
             .unwrap_or_else(|e| panic!("{}: {}", k.name, e.emit_to_string(&k.source())));
