@@ -228,3 +228,183 @@ fn devices_lists_and_names_the_auto_choice() {
     let j = json(&["devices", "--json"]);
     assert!(j["adapters"].is_array());
 }
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("rollsim-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn bearoff_build_and_query() {
+    let one = tmp("os-6x6.rsb");
+    let built = json(&[
+        "bearoff",
+        "build",
+        "--points",
+        "6",
+        "--checkers",
+        "6",
+        "--backend",
+        "cpu",
+        "--out",
+        one.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(built["positions"], 924);
+    assert_eq!(built["gammon"], false);
+    let q = json(&[
+        "bearoff",
+        "query",
+        one.to_str().unwrap(),
+        "0,0,0,0,0,2",
+        "--json",
+    ]);
+    assert!((q["mean"].as_f64().unwrap() - 2.109611).abs() < 1e-6);
+    assert!((q["distribution"][2].as_f64().unwrap() - 0.671296).abs() < 1e-6);
+    let race = json(&[
+        "bearoff",
+        "query",
+        one.to_str().unwrap(),
+        "0,1",
+        "0,0,1",
+        "--json",
+    ]);
+    assert_eq!(race["method"], "one-sided estimate");
+    assert_eq!(race["win"], 1.0);
+    // gnubg's format reads back through the same query.
+    let bd = tmp("os-6x6.bd");
+    json(&[
+        "bearoff",
+        "build",
+        "--points",
+        "6",
+        "--checkers",
+        "6",
+        "--format",
+        "gnubg",
+        "--out",
+        bd.to_str().unwrap(),
+        "--json",
+    ]);
+    let g = json(&[
+        "bearoff",
+        "query",
+        bd.to_str().unwrap(),
+        "0,0,0,0,0,2",
+        "--json",
+    ]);
+    assert!((g["mean"].as_f64().unwrap() - 2.109611).abs() < 1e-4);
+    // Two-sided: exact.
+    let two = tmp("ts-3x4.rsb");
+    json(&[
+        "bearoff",
+        "build",
+        "--two-sided",
+        "--points",
+        "4",
+        "--checkers",
+        "3",
+        "--out",
+        two.to_str().unwrap(),
+        "--json",
+    ]);
+    let w = json(&[
+        "bearoff",
+        "query",
+        two.to_str().unwrap(),
+        "0,0,0,1",
+        "0,0,0,1",
+        "--json",
+    ]);
+    assert_eq!(w["method"], "exact");
+    let p = w["win"].as_f64().unwrap();
+    assert!(p > 0.5 && p < 1.0, "{p}");
+}
+
+#[test]
+fn bearoff_bad_input_exits_2() {
+    let one = tmp("os-3x3.rsb");
+    json(&[
+        "bearoff",
+        "build",
+        "--points",
+        "3",
+        "--checkers",
+        "3",
+        "--out",
+        one.to_str().unwrap(),
+        "--json",
+    ]);
+    let f = one.to_str().unwrap();
+    for (args, says) in [
+        (vec!["bearoff", "query", f, "1,2,3"], "6 checkers"),
+        (vec!["bearoff", "query", f, "1,0,0,0"], "4 points"),
+        (vec!["bearoff", "query", f, "1,-1"], "\"-1\""),
+        (vec!["bearoff", "query", f, "a"], "\"a\""),
+        (
+            vec!["bearoff", "build", "--points", "19", "--out", f],
+            "19 points",
+        ),
+        (
+            vec!["bearoff", "build", "--checkers", "16", "--out", f],
+            "16 checkers",
+        ),
+    ] {
+        let out = rollsim(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    // A truncated file and a foreign one.
+    let bytes = std::fs::read(&one).unwrap();
+    let cut = tmp("cut.rsb");
+    std::fs::write(&cut, &bytes[..bytes.len() - 9]).unwrap();
+    let foreign = tmp("foreign.rsb");
+    std::fs::write(&foreign, b"hello, world").unwrap();
+    for (file, says) in [
+        (&cut, "truncated"),
+        (&foreign, "not a rollsim bearoff file"),
+    ] {
+        let out = rollsim(&["bearoff", "query", file.to_str().unwrap(), "1"]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{err}");
+    }
+}
+
+#[test]
+fn bearoff_gpu_build_is_identical_to_cpu() {
+    if !gpu_available("bearoff_gpu_build_is_identical_to_cpu") {
+        return;
+    }
+    let (c, g) = (tmp("cpu-15x3.rsb"), tmp("gpu-15x3.rsb"));
+    json(&[
+        "bearoff",
+        "build",
+        "--points",
+        "3",
+        "--checkers",
+        "15",
+        "--backend",
+        "cpu",
+        "--out",
+        c.to_str().unwrap(),
+        "--json",
+    ]);
+    let built = json(&[
+        "bearoff",
+        "build",
+        "--points",
+        "3",
+        "--checkers",
+        "15",
+        "--backend",
+        "gpu",
+        "--out",
+        g.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(built["backend"], "gpu");
+    assert_eq!(std::fs::read(c).unwrap(), std::fs::read(g).unwrap());
+}
