@@ -44,9 +44,21 @@ pub struct Policy {
 }
 
 /// Positions grouped by pip count, lowest first, and each position's number of checkers.
+///
+/// The sweeps keep their per-position state in *level order* (`order`), not in index order: a
+/// position's successors lie at most 24 pips lower, so in level order they sit in the few
+/// levels just below it, and neighbouring positions share them. That locality halved the
+/// sweep's time on 15 checkers (memory, not arithmetic, bounds it).
 pub struct Levels {
     pub by_pips: Vec<Vec<u32>>,
+    /// Checkers of each position, by index.
     pub checkers: Vec<u8>,
+    /// Every index in level order, and where each level starts in it (one more entry than
+    /// levels).
+    pub order: Vec<u32>,
+    pub starts: Vec<usize>,
+    /// `slot[i]`: where index i stands in `order`.
+    pub slot: Vec<u32>,
 }
 
 impl Levels {
@@ -64,7 +76,27 @@ impl Levels {
             by_pips[p].push(i);
             checkers.push(counts.iter().sum());
         }
-        Levels { by_pips, checkers }
+        let order: Vec<u32> = by_pips.iter().flatten().copied().collect();
+        let mut starts = vec![0];
+        for l in &by_pips {
+            starts.push(starts.last().unwrap() + l.len());
+        }
+        let mut slot = vec![0u32; n];
+        for (k, &i) in order.iter().enumerate() {
+            slot[i as usize] = k as u32;
+        }
+        Levels {
+            by_pips,
+            checkers,
+            order,
+            starts,
+            slot,
+        }
+    }
+
+    /// The level-order range of level `l`.
+    pub fn range(&self, l: usize) -> std::ops::Range<usize> {
+        self.starts[l]..self.starts[l + 1]
     }
 }
 
@@ -78,38 +110,52 @@ pub fn solve(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Policy {
     let n = space.len();
+    // Both in level order; `succ` holds indices.
     let mut nodes = vec![Node::default(); n];
     let mut succ = vec![0u32; 21 * n];
-    for level in &levels.by_pips {
-        let done: Vec<(Node, [u32; 21])> = level
-            .par_iter()
+    for l in 0..levels.by_pips.len() {
+        let r = levels.range(l);
+        let (below, rest) = nodes.split_at_mut(r.start);
+        rest[..r.len()]
+            .par_iter_mut()
+            .zip(succ[21 * r.start..21 * r.end].par_chunks_mut(21))
+            .zip(levels.order[r.clone()].par_iter())
             .with_min_len(MIN_TASK)
-            .map(|&i| {
+            .for_each(|((node, s), &i)| {
                 if u32::from(levels.checkers[i as usize]) < terminal_below {
-                    let node = Node {
+                    *node = Node {
                         value: 0.0,
                         best: [[0.0; 6]; 3],
                         to: [[i; 6]; 3],
                     };
-                    (node, [i; 21])
+                    s.fill(i);
                 } else {
-                    solve_one(space, &nodes, i)
+                    solve_one(space, below, &levels.slot, i, node, s);
                 }
-            })
-            .collect();
-        for (&i, (node, s)) in level.iter().zip(done) {
-            nodes[i as usize] = node;
-            succ[21 * i as usize..21 * i as usize + 21].copy_from_slice(&s);
-        }
-        progress(level.len() as u64);
+            });
+        progress(r.len() as u64);
     }
+    let slot = &levels.slot;
     Policy {
-        value: nodes.iter().map(|n| n.value).collect(),
-        succ,
+        value: (0..n).map(|i| nodes[slot[i] as usize].value).collect(),
+        succ: (0..n)
+            .flat_map(|i| {
+                let k = slot[i] as usize;
+                succ[21 * k..21 * k + 21].iter().copied()
+            })
+            .collect(),
     }
 }
 
-fn solve_one(space: &Space, nodes: &[Node], i: u32) -> (Node, [u32; 21]) {
+/// Solves position `i` from the nodes of the levels below it (`below`, in level order).
+fn solve_one(
+    space: &Space,
+    below: &[Node],
+    slot: &[u32],
+    i: u32,
+    out: &mut Node,
+    succ: &mut [u32],
+) {
     let u = Unranked::new(space, i);
     let mut moves = [[0u32; 18]; 6];
     let mut len = [0usize; 6];
@@ -127,7 +173,7 @@ fn solve_one(space: &Space, nodes: &[Node], i: u32) -> (Node, [u32; 21]) {
     const ROLL_INDEX: [[usize; 6]; 6] = roll_index();
     for a in 0..6 {
         for &m in &moves[a][..len[a]] {
-            let next = &nodes[m as usize];
+            let next = &below[slot[m as usize] as usize];
             // k + 1 steps of die a: one step to m, then k steps from m.
             let step_values = [next.value, next.best[0][a], next.best[1][a]];
             let step_ends = [m, next.to[0][a], next.to[1][a]];
@@ -151,13 +197,12 @@ fn solve_one(space: &Space, nodes: &[Node], i: u32) -> (Node, [u32; 21]) {
         }
     }
     let mut sum = 0.0;
-    let mut succ = [0u32; 21];
     for (r, &(_, _, w)) in ROLLS.iter().enumerate() {
         sum += f64::from(w) * roll_best[r].0;
         succ[r] = roll_best[r].1;
     }
     node.value = 1.0 + sum / 36.0;
-    (node, succ)
+    *out = node;
 }
 
 /// `roll_index()[a - 1][b - 1]`: the index in [`ROLLS`] of the roll of a and b, in either order.
@@ -186,28 +231,53 @@ pub fn distributions(
     progress: &(dyn Fn(u64) + Sync),
 ) -> (usize, Vec<f64>) {
     let n = policy.value.len();
-    // Shortest and longest number of rolls, level by level.
+    let slot = &levels.slot;
+    // The policy in level order: successors as slots.
+    let mut succ = vec![0u32; 21 * n];
+    succ.par_chunks_mut(21)
+        .zip(levels.order.par_iter())
+        .with_min_len(MIN_TASK)
+        .for_each(|(s, &i)| {
+            let from = &policy.succ[21 * i as usize..21 * i as usize + 21];
+            for (x, &t) in s.iter_mut().zip(from) {
+                *x = slot[t as usize];
+            }
+        });
+    // Shortest and longest number of rolls.
     let mut lo = vec![0u16; n];
     let mut hi = vec![0u16; n];
-    for level in &levels.by_pips {
-        for &i in level {
-            let s = &policy.succ[21 * i as usize..21 * i as usize + 21];
-            if s[0] != i {
-                lo[i as usize] = 1 + s.iter().map(|&t| lo[t as usize]).min().unwrap_or(0);
-                hi[i as usize] = 1 + s.iter().map(|&t| hi[t as usize]).max().unwrap_or(0);
-            }
+    for k in 0..n {
+        let s = &succ[21 * k..21 * k + 21];
+        if s[0] != k as u32 {
+            lo[k] = 1 + s.iter().map(|&t| lo[t as usize]).min().unwrap_or(0);
+            hi[k] = 1 + s.iter().map(|&t| hi[t as usize]).max().unwrap_or(0);
         }
     }
     let len = usize::from(hi.iter().copied().max().unwrap_or(0)) + 1;
-    let mut dist = vec![0f64; len * n];
-    for level in &levels.by_pips {
-        let mut out = vec![0f64; len * level.len()];
-        out.par_chunks_mut(len)
-            .zip(level.par_iter())
+    // Each row holds only its support, lo..=hi, packed in level order (see `Levels`): a third
+    // of the memory of full rows, and the sweep is bound by memory, not arithmetic.
+    let mut offset = Vec::with_capacity(n + 1);
+    offset.push(0usize);
+    for k in 0..n {
+        offset.push(offset[k] + usize::from(hi[k] - lo[k]) + 1);
+    }
+    let mut pool = vec![0f64; offset[n]];
+    for l in 0..levels.by_pips.len() {
+        let r = levels.range(l);
+        let (below, rest) = pool.split_at_mut(offset[r.start]);
+        let mut rows: Vec<(usize, &mut [f64])> = Vec::with_capacity(r.len());
+        let mut rest = &mut rest[..offset[r.end] - offset[r.start]];
+        for k in r.clone() {
+            let (row, tail) = rest.split_at_mut(offset[k + 1] - offset[k]);
+            rows.push((k, row));
+            rest = tail;
+        }
+        rows.par_iter_mut()
             .with_min_len(MIN_TASK)
-            .for_each(|(d, &i)| {
-                let s = &policy.succ[21 * i as usize..21 * i as usize + 21];
-                if s[0] == i {
+            .for_each(|(k, d)| {
+                let k = *k;
+                let s = &succ[21 * k..21 * k + 21];
+                if s[0] as usize == k {
                     d[0] = 1.0;
                     return;
                 }
@@ -222,23 +292,29 @@ pub fn distributions(
                         }
                     }
                 }
+                // Row k starts at lo[k] rolls; a successor's row, one roll later.
+                let base = usize::from(lo[k]);
                 for &(t, w) in &targets[..distinct] {
                     let t = t as usize;
-                    let from = &dist[len * t..len * t + len];
+                    let from = &below[offset[t]..offset[t + 1]];
+                    let at = usize::from(lo[t]) + 1 - base;
                     let w = f64::from(w);
-                    for k in usize::from(lo[t])..=usize::from(hi[t]) {
-                        d[k + 1] += w * from[k];
+                    for (x, &f) in d[at..at + from.len()].iter_mut().zip(from) {
+                        *x += w * f;
                     }
                 }
                 for x in d.iter_mut() {
                     *x /= 36.0;
                 }
             });
-        for (&i, d) in level.iter().zip(out.chunks(len)) {
-            dist[len * i as usize..len * (i as usize + 1)].copy_from_slice(d);
-        }
-        progress(level.len() as u64);
+        progress(r.len() as u64);
     }
+    let mut dist = vec![0f64; len * n];
+    dist.par_chunks_mut(len).enumerate().for_each(|(i, d)| {
+        let k = slot[i] as usize;
+        let a = usize::from(lo[k]);
+        d[a..=usize::from(hi[k])].copy_from_slice(&pool[offset[k]..offset[k + 1]]);
+    });
     (len, dist)
 }
 
