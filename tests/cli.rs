@@ -407,4 +407,34 @@ fn bearoff_gpu_build_is_identical_to_cpu() {
     ]);
     assert_eq!(built["backend"], "gpu");
     assert_eq!(std::fs::read(c).unwrap(), std::fs::read(g).unwrap());
+    let (c, g) = (tmp("cpu-ts-4x4.rsb"), tmp("gpu-ts-4x4.rsb"));
+    json(&[
+        "bearoff",
+        "build",
+        "--two-sided",
+        "--points",
+        "4",
+        "--checkers",
+        "4",
+        "--backend",
+        "cpu",
+        "--out",
+        c.to_str().unwrap(),
+        "--json",
+    ]);
+    json(&[
+        "bearoff",
+        "build",
+        "--two-sided",
+        "--points",
+        "4",
+        "--checkers",
+        "4",
+        "--backend",
+        "gpu",
+        "--out",
+        g.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(std::fs::read(c).unwrap(), std::fs::read(g).unwrap());
 }

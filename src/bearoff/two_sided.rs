@@ -34,27 +34,11 @@ impl TwoSided {
     pub fn build_with_progress(space: Space, progress: &(dyn Fn(u64) + Sync)) -> TwoSided {
         let n = space.len();
         let levels = Levels::new(&space).by_pips;
-        let mut moves: Vec<[Vec<u32>; 6]> = Vec::with_capacity(n);
-        let mut buf = [0u32; 18];
-        for i in 0..n as u32 {
-            let u = Unranked::new(&space, i);
-            moves.push(std::array::from_fn(|d| {
-                let k = u.die_moves(d as u32 + 1, &mut buf);
-                buf[..k].to_vec()
-            }));
-        }
+        let moves = die_move_lists(&space);
         let mut win = vec![0f64; n * n];
         let mut chains = vec![[[0f64; 6]; 3]; n * n];
-        let top = levels.len() - 1;
-        for total in 0..=2 * top {
-            let pairs: Vec<(u32, u32)> = (total.saturating_sub(top)..=total.min(top))
-                .flat_map(|pu| {
-                    let them = &levels[total - pu];
-                    levels[pu]
-                        .iter()
-                        .flat_map(move |&us| them.iter().map(move |&t| (us, t)))
-                })
-                .collect();
+        for total in 0..pair_levels(&levels) {
+            let pairs = level_pairs(&levels, total);
             let done: Vec<(f64, Chains)> = pairs
                 .par_iter()
                 .with_min_len(MIN_TASK)
@@ -72,6 +56,39 @@ impl TwoSided {
     pub fn win(&self, us: u32, them: u32) -> f64 {
         self.win[us as usize * self.space.len() + them as usize]
     }
+}
+
+/// Every position's single-die successors, per die.
+pub fn die_move_lists(space: &Space) -> Vec<[Vec<u32>; 6]> {
+    let mut buf = [0u32; 18];
+    (0..space.len() as u32)
+        .map(|i| {
+            let u = Unranked::new(space, i);
+            std::array::from_fn(|d| {
+                let k = u.die_moves(d as u32 + 1, &mut buf);
+                buf[..k].to_vec()
+            })
+        })
+        .collect()
+}
+
+/// The number of pair levels (total pip counts 0 ..) for one-sided levels `levels`.
+pub fn pair_levels(levels: &[Vec<u32>]) -> usize {
+    2 * levels.len() - 1
+}
+
+/// The pairs `(us, them)` whose pips add up to `total`, in sweep order: `us` by level then
+/// index, `them` likewise.
+pub fn level_pairs(levels: &[Vec<u32>], total: usize) -> Vec<(u32, u32)> {
+    let top = levels.len() - 1;
+    (total.saturating_sub(top)..=total.min(top))
+        .flat_map(|pu| {
+            let them = &levels[total - pu];
+            levels[pu]
+                .iter()
+                .flat_map(move |&us| them.iter().map(move |&t| (us, t)))
+        })
+        .collect()
 }
 
 fn solve_pair(
@@ -106,11 +123,11 @@ fn solve_pair(
             }
         }
     }
-    let sum: f64 = ROLLS
-        .iter()
-        .zip(roll_best)
-        .map(|(&(_, _, w), v)| f64::from(w) * v)
-        .sum();
+    // Summed in roll order from +0.0, exactly as the GPU kernel does.
+    let mut sum = 0.0;
+    for (&(_, _, w), v) in ROLLS.iter().zip(roll_best) {
+        sum += f64::from(w) * v;
+    }
     (sum / 36.0, best)
 }
 

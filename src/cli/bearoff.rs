@@ -15,7 +15,7 @@ use crate::bearoff::format::{
 use crate::bearoff::one_sided::{PIPS_PER_ROLL, mean_sd, race_win_probability, solve};
 use crate::bearoff::two_sided::TwoSided;
 use crate::bearoff::{OneSided, Space};
-use crate::gpu::bearoff::solve_one_sided;
+use crate::gpu::bearoff::{solve_one_sided, solve_two_sided};
 use crate::gpu::{Backend, Gpu, GpuError};
 
 #[derive(Subcommand, Debug)]
@@ -121,20 +121,22 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
         }
         _ => None,
     };
-    if a.two_sided && a.compute.backend == Backend::Gpu {
-        return Err(input_error(
-            "the two-sided table is built on CPU threads only so far (--backend cpu or auto)",
-        ));
-    }
     let n = space.len() as u64;
     let gammon = !a.no_gammon && !a.two_sided && space.checkers == 15;
     let start = Instant::now();
     let quiet = a.quiet || a.json;
     let (table, positions, backend) = if a.two_sided {
         let bar = progress_bar(n * n, "pairs", quiet);
-        let t = TwoSided::build_with_progress(space, &|k| bar.inc(k));
+        let t = match gpu {
+            Some(g) => solve_two_sided(g, space)?,
+            None => TwoSided::build_with_progress(space, &|k| bar.inc(k)),
+        };
         bar.finish_and_clear();
-        (Table::Two(t), n * n, "cpu")
+        (
+            Table::Two(t),
+            n * n,
+            if gpu.is_some() { "gpu" } else { "cpu" },
+        )
     } else {
         let passes = if gammon { 4 } else { 2 };
         let bar = progress_bar(passes * n, "position passes", quiet);

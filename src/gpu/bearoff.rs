@@ -1,9 +1,10 @@
-//! The GPU bearoff sweep: host side of `shaders/bearoff_one_sided.wgsl`.
+//! The GPU bearoff sweeps: host side of `shaders/bearoff_one_sided.wgsl` and
+//! `shaders/bearoff_two_sided.wgsl`.
 //!
-//! The whole sweep is one submission: the positions in level order and every level's
-//! parameters (at dynamic uniform offsets) are uploaded once, then one compute pass per level,
-//! lowest pip count first; wgpu orders the passes, so each level sees the ones below it. Only
-//! the values and the chosen successors come back; the chains stay on the GPU.
+//! A whole sweep is one submission: the items in level order and every level's parameters (at
+//! dynamic uniform offsets) are uploaded once, then one compute pass per level, lowest pip count
+//! first; wgpu orders the passes, so each level sees the ones below it. Only the results come
+//! back; the chains stay on the GPU.
 
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
@@ -12,96 +13,88 @@ use super::{Gpu, GpuError, dynamic, grid, layout_entry, shaders, whole};
 use crate::bearoff::Space;
 use crate::bearoff::one_sided::{Levels, Policy};
 use crate::bearoff::position::binomial;
+use crate::bearoff::two_sided::{TwoSided, die_move_lists, level_pairs, pair_levels};
 
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-struct Params {
-    points: u32,
-    max_checkers: u32,
-    terminal_below: u32,
-    first: u32,
-    count: u32,
-    groups_x: u32,
-    pad: [u32; 2],
+/// A buffer the sweep binds: its binding, its contents or size, and whether it is read back.
+struct Binding<'a> {
+    label: &'a str,
+    binding: u32,
+    data: Data<'a>,
+    read_back: bool,
 }
 
-/// Solves the one-sided Bellman equation on the GPU: the same policy as
-/// [`crate::bearoff::one_sided::solve`] with `terminal = checkers < terminal_below`.
-pub fn solve_one_sided(
+enum Data<'a> {
+    /// Uploaded, read-only.
+    Init(&'a [u8]),
+    /// Written by the kernel: this many bytes.
+    Zeroed(u64),
+}
+
+/// Runs `kernel` once per level (`counts[l]` invocations), all levels in one submission, with
+/// `params(l, groups_x)` bound at `params_binding` at a dynamic offset, and returns the
+/// read-back buffers' contents in binding order.
+fn sweep<P: Pod>(
     gpu: &Gpu,
-    space: &Space,
-    levels: &Levels,
-    terminal_below: u32,
-) -> Result<Policy, GpuError> {
+    kernel: &shaders::Kernel,
+    counts: &[u32],
+    params_binding: u32,
+    params: impl Fn(usize, u32) -> P,
+    bindings: &[Binding],
+) -> Result<Vec<Vec<u32>>, GpuError> {
     if !gpu.f64 {
         return Err(GpuError::Unsupported(format!(
             "{} has no f64 shader arithmetic (SHADER_F64), which the exact bearoff sweep needs",
             gpu.adapter.name
         )));
     }
-    let n = space.len();
-    let need = (18 * n * 8) as u64;
     let limit = gpu
         .limits
         .max_storage_buffer_binding_size
         .min(gpu.limits.max_buffer_size);
-    if need > limit {
-        return Err(GpuError::Unsupported(format!(
-            "the {}x{} table needs a {need}-byte storage buffer; {} allows {limit}",
-            space.checkers, space.points, gpu.adapter.name
-        )));
+    for b in bindings {
+        let size = match b.data {
+            Data::Init(d) => d.len() as u64,
+            Data::Zeroed(s) => s,
+        };
+        if size > limit {
+            return Err(GpuError::Unsupported(format!(
+                "{} needs a {size}-byte storage buffer; {} allows {limit} (use --backend cpu)",
+                b.label, gpu.adapter.name
+            )));
+        }
     }
     use wgpu::BufferBindingType as B;
     use wgpu::BufferUsages as U;
-    let storage = |read_only| B::Storage { read_only };
+    let mut entries = vec![layout_entry(params_binding, B::Uniform, true)];
+    entries.extend(bindings.iter().map(|b| {
+        let read_only = matches!(b.data, Data::Init(_));
+        layout_entry(b.binding, B::Storage { read_only }, false)
+    }));
     let layout = gpu
         .device
         .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("bearoff_one_sided"),
-            entries: &[
-                layout_entry(0, storage(true), false),
-                layout_entry(1, B::Uniform, true),
-                layout_entry(2, storage(true), false),
-                layout_entry(3, storage(false), false),
-                layout_entry(4, storage(false), false),
-                layout_entry(5, storage(false), false),
-                layout_entry(6, storage(false), false),
-            ],
+            label: Some(kernel.name),
+            entries: &entries,
         });
     let pipeline_layout = gpu
         .device
         .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("bearoff_one_sided"),
+            label: Some(kernel.name),
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
-    let pipeline = gpu.pipeline(&shaders::BEAROFF_ONE_SIDED, Some(&pipeline_layout))?;
+    let pipeline = gpu.pipeline(kernel, Some(&pipeline_layout))?;
 
-    let binomials: Vec<u32> = (0..34 * 34)
-        .map(|x| binomial(x / 34, x % 34).min(u64::from(u32::MAX)) as u32)
-        .collect();
-    let order: Vec<u32> = levels.by_pips.iter().flatten().copied().collect();
     let stride = gpu.limits.min_uniform_buffer_offset_alignment.max(32) as usize;
     let max_dim = gpu.limits.max_compute_workgroups_per_dimension;
-    let mut params = vec![0u8; stride * levels.by_pips.len()];
-    let mut shapes = Vec::new();
-    let mut first = 0u32;
-    for (l, level) in levels.by_pips.iter().enumerate() {
-        let count = level.len() as u32;
+    let mut param_bytes = vec![0u8; stride * counts.len()];
+    let mut shapes = Vec::with_capacity(counts.len());
+    for (l, &count) in counts.iter().enumerate() {
         let (x, y) = grid(count.div_ceil(64), max_dim);
-        let p = Params {
-            points: space.points,
-            max_checkers: space.checkers,
-            terminal_below,
-            first,
-            count,
-            groups_x: x,
-            pad: [0; 2],
-        };
-        params[l * stride..l * stride + size_of::<Params>()]
+        let p = params(l, x);
+        param_bytes[l * stride..l * stride + size_of::<P>()]
             .copy_from_slice(bytemuck::bytes_of(&p));
         shapes.push((x, y));
-        first += count;
     }
     let init = |label: &str, contents: &[u8], usage: U| {
         gpu.scoped(&format!("allocating {label}"), || {
@@ -113,60 +106,201 @@ pub fn solve_one_sided(
                 })
         })
     };
-    let binom_buf = init("binomials", bytemuck::cast_slice(&binomials), U::STORAGE)?;
-    let params_buf = init("level params", &params, U::UNIFORM)?;
-    let order_buf = init("levels", bytemuck::cast_slice(&order), U::STORAGE)?;
-    let value = gpu.buffer("values", 8 * n as u64, U::STORAGE | U::COPY_SRC)?;
-    let best = gpu.buffer("chains", 8 * 18 * n as u64, U::STORAGE)?;
-    let best_to = gpu.buffer("chain ends", 4 * 18 * n as u64, U::STORAGE)?;
-    let succ = gpu.buffer("successors", 4 * 21 * n as u64, U::STORAGE | U::COPY_SRC)?;
-    let value_read = gpu.buffer("values readback", 8 * n as u64, U::MAP_READ | U::COPY_DST)?;
-    let succ_read = gpu.buffer(
-        "successors readback",
-        4 * 21 * n as u64,
-        U::MAP_READ | U::COPY_DST,
-    )?;
+    let params_buf = init("level params", &param_bytes, U::UNIFORM)?;
+    let mut buffers = Vec::with_capacity(bindings.len());
+    for b in bindings {
+        buffers.push(match b.data {
+            Data::Init(d) => init(b.label, d, U::STORAGE)?,
+            Data::Zeroed(size) => gpu.buffer(b.label, size, U::STORAGE | U::COPY_SRC)?,
+        });
+    }
+    let mut group = vec![dynamic(params_binding, &params_buf, size_of::<P>() as u64)];
+    group.extend(
+        bindings
+            .iter()
+            .zip(&buffers)
+            .map(|(b, buf)| whole(b.binding, buf)),
+    );
     let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("bearoff_one_sided"),
+        label: Some(kernel.name),
         layout: &layout,
-        entries: &[
-            whole(0, &binom_buf),
-            dynamic(1, &params_buf, size_of::<Params>() as u64),
-            whole(2, &order_buf),
-            whole(3, &value),
-            whole(4, &best),
-            whole(5, &best_to),
-            whole(6, &succ),
-        ],
+        entries: &group,
     });
+    let mut reads = Vec::new();
+    for (b, buf) in bindings.iter().zip(&buffers) {
+        if b.read_back {
+            let size = buf.size();
+            let read = gpu.buffer(b.label, size, U::MAP_READ | U::COPY_DST)?;
+            reads.push((buf, read, size));
+        }
+    }
     let mut enc = gpu
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("bearoff sweep"),
+            label: Some(kernel.name),
         });
     for (l, &(x, y)) in shapes.iter().enumerate() {
         // One pass per level: wgpu orders passes, so a level sees every level below it.
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("bearoff level"),
+            label: Some(kernel.name),
             timestamp_writes: None,
         });
         pass.set_pipeline(&pipeline);
         pass.set_bind_group(0, &bind_group, &[(l * stride) as u32]);
         pass.dispatch_workgroups(x, y, 1);
     }
-    enc.copy_buffer_to_buffer(&value, 0, &value_read, 0, 8 * n as u64);
-    enc.copy_buffer_to_buffer(&succ, 0, &succ_read, 0, 4 * 21 * n as u64);
-    gpu.submit_and_wait(enc.finish(), "sweeping the bearoff levels")?;
-    let mut words =
-        gpu.read_words(&[(&value_read, 8 * n as u64), (&succ_read, 4 * 21 * n as u64)])?;
-    let succ = words.pop().expect("two buffers read");
-    let value = words
-        .pop()
-        .expect("two buffers read")
+    for (buf, read, size) in &reads {
+        enc.copy_buffer_to_buffer(buf, 0, read, 0, *size);
+    }
+    gpu.submit_and_wait(enc, "sweeping the bearoff levels")?;
+    let views: Vec<(&wgpu::Buffer, u64)> = reads.iter().map(|(_, r, s)| (r, *s)).collect();
+    gpu.read_words(&views)
+}
+
+fn f64s(words: &[u32]) -> Vec<f64> {
+    words
         .chunks_exact(2)
         .map(|w| f64::from_bits(u64::from(w[0]) | u64::from(w[1]) << 32))
+        .collect()
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct OneSidedParams {
+    points: u32,
+    max_checkers: u32,
+    terminal_below: u32,
+    first: u32,
+    count: u32,
+    groups_x: u32,
+    pad: [u32; 2],
+}
+
+/// Solves the one-sided Bellman equation on the GPU: the same policy as
+/// [`crate::bearoff::one_sided::solve`] with the same `terminal_below`.
+pub fn solve_one_sided(
+    gpu: &Gpu,
+    space: &Space,
+    levels: &Levels,
+    terminal_below: u32,
+) -> Result<Policy, GpuError> {
+    let n = space.len() as u64;
+    let binomials: Vec<u32> = (0..34 * 34)
+        .map(|x| binomial(x / 34, x % 34).min(u64::from(u32::MAX)) as u32)
         .collect();
+    let counts: Vec<u32> = levels.by_pips.iter().map(|l| l.len() as u32).collect();
+    let bind = |label, binding, data, read_back| Binding {
+        label,
+        binding,
+        data,
+        read_back,
+    };
+    let mut out = sweep(
+        gpu,
+        &shaders::BEAROFF_ONE_SIDED,
+        &counts,
+        1,
+        |l, groups_x| OneSidedParams {
+            points: space.points,
+            max_checkers: space.checkers,
+            terminal_below,
+            first: levels.starts[l] as u32,
+            count: counts[l],
+            groups_x,
+            pad: [0; 2],
+        },
+        &[
+            bind(
+                "binomials",
+                0,
+                Data::Init(bytemuck::cast_slice(&binomials)),
+                false,
+            ),
+            bind(
+                "levels",
+                2,
+                Data::Init(bytemuck::cast_slice(&levels.order)),
+                false,
+            ),
+            bind("values", 3, Data::Zeroed(8 * n), true),
+            bind("chains", 4, Data::Zeroed(8 * 18 * n), false),
+            bind("chain ends", 5, Data::Zeroed(4 * 18 * n), false),
+            bind("successors", 6, Data::Zeroed(4 * 21 * n), true),
+        ],
+    )?;
+    let succ = out.pop().expect("successors read back");
+    let value = f64s(&out.pop().expect("values read back"));
     Ok(Policy { value, succ })
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct TwoSidedParams {
+    n: u32,
+    width: u32,
+    first: u32,
+    count: u32,
+    groups_x: u32,
+    pad: [u32; 3],
+}
+
+/// Solves the two-sided table on the GPU: the same values as [`TwoSided::build`].
+pub fn solve_two_sided(gpu: &Gpu, space: Space) -> Result<TwoSided, GpuError> {
+    let n = space.len();
+    let levels = Levels::new(&space).by_pips;
+    let width = space.points as usize;
+    let mut moves = vec![u32::MAX; n * 6 * width];
+    for (x, lists) in die_move_lists(&space).iter().enumerate() {
+        for (d, list) in lists.iter().enumerate() {
+            let row = (6 * x + d) * width;
+            moves[row..row + list.len()].copy_from_slice(list);
+        }
+    }
+    let mut pairs: Vec<[u32; 2]> = Vec::with_capacity(n * n);
+    let mut counts = Vec::new();
+    let mut firsts = Vec::new();
+    for total in 0..pair_levels(&levels) {
+        let level = level_pairs(&levels, total);
+        firsts.push(pairs.len() as u32);
+        counts.push(level.len() as u32);
+        pairs.extend(level.iter().map(|&(u, t)| [u, t]));
+    }
+    let nn = (n * n) as u64;
+    let bind = |label, binding, data, read_back| Binding {
+        label,
+        binding,
+        data,
+        read_back,
+    };
+    let out = sweep(
+        gpu,
+        &shaders::BEAROFF_TWO_SIDED,
+        &counts,
+        0,
+        |l, groups_x| TwoSidedParams {
+            n: n as u32,
+            width: width as u32,
+            first: firsts[l],
+            count: counts[l],
+            groups_x,
+            pad: [0; 3],
+        },
+        &[
+            bind("pairs", 1, Data::Init(bytemuck::cast_slice(&pairs)), false),
+            bind(
+                "die moves",
+                2,
+                Data::Init(bytemuck::cast_slice(&moves)),
+                false,
+            ),
+            bind("winning chances", 3, Data::Zeroed(8 * nn), true),
+            bind("two-sided chains", 4, Data::Zeroed(8 * 18 * nn), false),
+        ],
+    )?;
+    Ok(TwoSided {
+        space,
+        win: f64s(&out[0]),
+    })
 }
 
 #[cfg(test)]
@@ -174,39 +308,58 @@ mod tests {
     use super::*;
     use crate::bearoff::one_sided::solve;
 
+    fn f64_gpu(test: &str) -> Option<&'static Gpu> {
+        let gpu = crate::gpu::test_gpu(test)?;
+        if !gpu.f64 {
+            eprintln!("{test}: skipped, {} has no f64", gpu.adapter.name);
+            return None;
+        }
+        Some(gpu)
+    }
+
+    /// Same operations in the same order on IEEE f64: equal to the last bit on lavapipe. The
+    /// promise for any driver is 1e-12 and the same chosen plays.
+    fn assert_close(gpu: &[f64], cpu: &[f64], what: &str) {
+        let same = gpu
+            .iter()
+            .zip(cpu)
+            .filter(|(a, b)| a.to_bits() == b.to_bits())
+            .count();
+        eprintln!("{what}: {same} of {} values bit-identical", gpu.len());
+        for (a, b) in gpu.iter().zip(cpu) {
+            assert!(
+                (a - b).abs() <= 1e-12 * b.abs().max(1.0),
+                "{what}: {a} vs {b}"
+            );
+        }
+    }
+
     #[test]
-    fn gpu_sweep_equals_cpu_sweep() {
-        let Some(gpu) = crate::gpu::test_gpu("gpu_sweep_equals_cpu_sweep") else {
+    fn gpu_one_sided_sweep_equals_cpu_sweep() {
+        let Some(gpu) = f64_gpu("gpu_one_sided_sweep_equals_cpu_sweep") else {
             return;
         };
-        if !gpu.f64 {
-            eprintln!(
-                "gpu_sweep_equals_cpu_sweep: skipped, {} has no f64",
-                gpu.adapter.name
-            );
-            return;
-        }
         for (points, checkers, below) in [(6, 15, 1), (4, 15, 15), (4, 5, 1), (9, 3, 1)] {
             let space = Space::new(points, checkers).unwrap();
             let levels = Levels::new(&space);
             let cpu = solve(&space, &levels, below, &|_| {});
             let g = solve_one_sided(gpu, &space, &levels, below).unwrap();
-            // Same operations in the same order on IEEE f64: equal to the last bit here, and
-            // the same chosen plays; 1e-12 is the tolerance promised for any driver.
-            assert_eq!(g.succ, cpu.succ, "{checkers}x{points} below {below}");
-            let same_bits = g
-                .value
-                .iter()
-                .zip(&cpu.value)
-                .filter(|(a, b)| a.to_bits() == b.to_bits())
-                .count();
-            eprintln!(
-                "{checkers}x{points}: {same_bits} of {} values bit-identical",
-                g.value.len()
-            );
-            for (a, b) in g.value.iter().zip(&cpu.value) {
-                assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{a} vs {b}");
-            }
+            let what = format!("{checkers}x{points} below {below}");
+            assert_eq!(g.succ, cpu.succ, "{what}");
+            assert_close(&g.value, &cpu.value, &what);
+        }
+    }
+
+    #[test]
+    fn gpu_two_sided_sweep_equals_cpu_sweep() {
+        let Some(gpu) = f64_gpu("gpu_two_sided_sweep_equals_cpu_sweep") else {
+            return;
+        };
+        for (points, checkers) in [(6, 4), (3, 6), (1, 2)] {
+            let space = Space::new(points, checkers).unwrap();
+            let g = solve_two_sided(gpu, space).unwrap();
+            let cpu = TwoSided::build(space);
+            assert_close(&g.win, &cpu.win, &format!("two-sided {checkers}x{points}"));
         }
     }
 }

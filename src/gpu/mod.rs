@@ -137,8 +137,10 @@ pub struct Gpu {
     pub timestamps: bool,
     /// The device runs f64 arithmetic in shaders (SHADER_F64).
     pub f64: bool,
-    /// Set by the device-lost callback and by uncaptured errors.
-    failure: Arc<Mutex<Option<String>>>,
+    /// Set by the device-lost callback: the device is gone for good.
+    lost: Arc<Mutex<Option<String>>>,
+    /// Set by an error no scope captured; taken by the next check.
+    uncaptured: Arc<Mutex<Option<String>>>,
 }
 
 /// How long a submission may run before rollsim calls the GPU hung. Kernels are split so that
@@ -171,16 +173,18 @@ impl Gpu {
             adapter: summary.name.clone(),
             reason: e.to_string(),
         })?;
-        let failure = Arc::new(Mutex::new(None));
-        let lost = failure.clone();
+        let lost = Arc::new(Mutex::new(None));
+        let on_lost = lost.clone();
         device.set_device_lost_callback(move |reason, message| {
-            lost.lock()
+            on_lost
+                .lock()
                 .unwrap()
                 .get_or_insert(format!("{reason:?}: {message}"));
         });
-        let uncaptured = failure.clone();
+        let uncaptured = Arc::new(Mutex::new(None));
+        let on_error = uncaptured.clone();
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-            uncaptured.lock().unwrap().get_or_insert(e.to_string());
+            on_error.lock().unwrap().get_or_insert(e.to_string());
         }));
         Ok(Gpu {
             device,
@@ -189,7 +193,8 @@ impl Gpu {
             limits,
             timestamps,
             f64: features.contains(wgpu::Features::SHADER_F64),
-            failure,
+            lost,
+            uncaptured,
         })
     }
 
@@ -226,10 +231,12 @@ impl Gpu {
         Gpu::for_backend(Backend::Gpu).map(|g| g.expect("gpu backend always yields a device"))
     }
 
-    /// A lost device or an uncaptured error since the last check.
+    /// A lost device, or an error that no scope captured since the last check.
     pub fn check(&self, doing: &str) -> Result<(), GpuError> {
-        match self.failure.lock().unwrap().clone() {
-            Some(msg) if msg.contains("Lost") || msg.contains("lost") => Err(GpuError::Lost(msg)),
+        if let Some(msg) = self.lost.lock().unwrap().clone() {
+            return Err(GpuError::Lost(msg));
+        }
+        match self.uncaptured.lock().unwrap().take() {
             Some(msg) => Err(GpuError::Validation(doing.to_string(), msg)),
             None => Ok(()),
         }
@@ -253,12 +260,14 @@ impl Gpu {
         Ok(out)
     }
 
-    /// Submits and waits, with a timeout, turning loss and hangs into errors.
+    /// Finishes `encoder` (inside error scopes, so that an invalid command is this call's
+    /// error), submits it and waits, with a timeout, turning loss and hangs into errors.
     pub fn submit_and_wait(
         &self,
-        commands: wgpu::CommandBuffer,
+        encoder: wgpu::CommandEncoder,
         doing: &str,
     ) -> Result<(), GpuError> {
+        let commands = self.scoped(doing, || encoder.finish())?;
         let index = self.queue.submit([commands]);
         self.wait(index, doing)
     }

@@ -283,7 +283,7 @@ impl GpuRolloutEngine {
             enc.resolve_query_set(set, 0..2 * dispatches, resolve, 0);
             enc.copy_buffer_to_buffer(resolve, 0, read, 0, query_bytes);
         }
-        g.submit_and_wait(enc.finish(), "running rollouts")?;
+        g.submit_and_wait(enc, "running rollouts")?;
 
         let mut reads = vec![(&b.sums_read, sums_bytes)];
         if let Some((_, _, read)) = &b.queries {

@@ -50,8 +50,19 @@ pub const BEAROFF_ONE_SIDED: Kernel = Kernel {
     ],
 };
 
+/// One level of the two-sided bearoff sweep (f64); twin of `crate::bearoff::two_sided`.
+pub const BEAROFF_TWO_SIDED: Kernel = Kernel {
+    name: "bearoff_two_sided",
+    parts: &[include_str!("../../shaders/bearoff_two_sided.wgsl")],
+};
+
 /// Every kernel, for validation.
-pub const ALL: &[Kernel] = &[ROLLOUT2048, PHILOX_CHECK, BEAROFF_ONE_SIDED];
+pub const ALL: &[Kernel] = &[
+    ROLLOUT2048,
+    PHILOX_CHECK,
+    BEAROFF_ONE_SIDED,
+    BEAROFF_TWO_SIDED,
+];
 
 #[cfg(test)]
 mod tests {
@@ -150,7 +161,7 @@ mod tests {
             pass.dispatch_workgroups((inputs.len() as u32).div_ceil(64), 1, 1);
         }
         enc.copy_buffer_to_buffer(&output, 0, &read, 0, bytes.len() as u64);
-        g.submit_and_wait(enc.finish(), "philox check").unwrap();
+        g.submit_and_wait(enc, "philox check").unwrap();
         let out = g
             .read_words(&[(&read, bytes.len() as u64)])
             .unwrap()
