@@ -118,22 +118,37 @@ pub fn rollouts(
 }
 
 /// Builds a one-sided (with gammon distributions, as gnubg's makebearoff does) or two-sided
-/// bearoff table once on CPU threads: total time and positions (or pairs) per second.
-pub fn bearoff_build(points: u32, checkers: u32, two_sided: bool) -> anyhow::Result<Measurement> {
+/// bearoff table once, on CPU threads or with the GPU sweep: total time and positions (or
+/// pairs) per second.
+pub fn bearoff_build(
+    points: u32,
+    checkers: u32,
+    two_sided: bool,
+    gpu: Option<&crate::gpu::Gpu>,
+) -> anyhow::Result<Measurement> {
     use crate::bearoff::{OneSided, Space, two_sided::TwoSided};
+    use crate::gpu::bearoff::{solve_one_sided, solve_two_sided};
     let space = Space::new(points, checkers)?;
     let start = Instant::now();
-    let positions = if two_sided {
-        TwoSided::build(space).win.len()
-    } else {
-        OneSided::build(space, true).mean.len()
+    let positions = match (two_sided, gpu) {
+        (true, None) => TwoSided::build(space).win.len(),
+        (true, Some(g)) => solve_two_sided(g, space)?.win.len(),
+        (false, None) => OneSided::build(space, true).mean.len(),
+        (false, Some(g)) => OneSided::build_with(space, true, &|_| {}, &mut |s, levels, below| {
+            Ok(solve_one_sided(g, s, levels, below)?)
+        })?
+        .mean
+        .len(),
     };
     let secs = start.elapsed().as_secs_f64();
     let kind = if two_sided { "two-sided" } else { "one-sided" };
     Ok(Measurement {
         workload: format!("bearoff {kind} {checkers}x{points} build"),
-        backend: "cpu".into(),
-        on: format!("{} threads", rayon::current_num_threads()),
+        backend: if gpu.is_some() { "gpu" } else { "cpu" }.into(),
+        on: match gpu {
+            Some(g) => g.adapter.name.clone(),
+            None => format!("{} threads", rayon::current_num_threads()),
+        },
         figure: secs,
         unit: "s".into(),
         extra: vec![(

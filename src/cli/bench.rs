@@ -54,6 +54,21 @@ struct BenchReport {
     measurements: Vec<Measurement>,
 }
 
+/// Bearoff tables to build: gnubg's standard sizes; the large ones only in the full run.
+fn bearoff_tables(quick: bool) -> &'static [(u32, u32, bool)] {
+    if quick {
+        &[(6, 15, false), (6, 6, true)]
+    } else {
+        &[
+            (6, 15, false),
+            (8, 15, false),
+            (10, 15, false),
+            (6, 6, true),
+            (8, 6, true),
+        ]
+    }
+}
+
 fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
@@ -107,20 +122,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         let m = rollouts(&mut CpuEngine, &roots, n, secs)?;
         note(&m);
         out.push(m);
-        // Bearoff tables: gnubg's standard sizes; the large ones only in the full run.
-        let tables: &[(u32, u32, bool)] = if a.quick {
-            &[(6, 15, false), (8, 15, false), (6, 6, true)]
-        } else {
-            &[
-                (6, 15, false),
-                (8, 15, false),
-                (10, 15, false),
-                (6, 6, true),
-                (8, 6, true),
-            ]
-        };
-        for &(points, checkers, two) in tables {
-            let m = bearoff_build(points, checkers, two)?;
+        for &(points, checkers, two) in bearoff_tables(a.quick) {
+            let m = bearoff_build(points, checkers, two, None)?;
             note(&m);
             out.push(m);
         }
@@ -137,6 +140,15 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         kernel_seconds = engine.gpu_seconds.zip(before).map(|(a, b)| a - b);
         note(&m);
         out.push(m);
+        if g.f64 {
+            // The large tables would take minutes on a software adapter.
+            let quick = a.quick || !g.adapter.real_gpu;
+            for &(points, checkers, two) in bearoff_tables(quick) {
+                let m = bearoff_build(points, checkers, two, Some(g))?;
+                note(&m);
+                out.push(m);
+            }
+        }
     }
     let report = BenchReport {
         rollsim_version: env!("CARGO_PKG_VERSION"),
@@ -168,11 +180,13 @@ fn print_table(r: &BenchReport) {
         "{:<36} {:<7} {:<34} {:>12} {:<11} also",
         "workload", "backend", "on", "figure", "unit"
     );
-    let cpu_rollouts = r
-        .measurements
-        .iter()
-        .find(|m| m.backend == "cpu" && m.unit == "rollouts/s")
-        .map(|m| m.figure);
+    // The CPU figure of the same workload, for the GPU rows.
+    let cpu_figure = |w: &str| {
+        r.measurements
+            .iter()
+            .find(|m| m.backend == "cpu" && m.workload == w)
+            .map(|m| m.figure)
+    };
     for m in &r.measurements {
         let mut also: Vec<String> = m.extra.iter().map(|(u, v)| format!("{v:.0} {u}")).collect();
         let figure = if m.figure < 100.0 {
@@ -181,9 +195,16 @@ fn print_table(r: &BenchReport) {
             format!("{:.0}", m.figure)
         };
         if m.backend == "gpu"
-            && let Some(c) = cpu_rollouts
+            && let Some(c) = cpu_figure(&m.workload)
         {
-            also.push(format!("{:.2}x cpu", m.figure / c));
+            // Higher is better for rates, lower for times: the ratio is always GPU speed over
+            // CPU speed.
+            let speed = if m.unit == "s" {
+                c / m.figure
+            } else {
+                m.figure / c
+            };
+            also.push(format!("{speed:.2}x cpu speed"));
         }
         println!(
             "{:<36} {:<7} {:<34} {:>12} {:<11} {}",
