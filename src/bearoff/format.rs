@@ -12,7 +12,7 @@
 //! | 12 | 4 | kind: 1 one-sided, 2 two-sided |
 //! | 16 | 4 | points |
 //! | 20 | 4 | checkers |
-//! | 24 | 4 | flags: bit 0 = gammon distributions present (one-sided only) |
+//! | 24 | 4 | flags: bit 0 = gammon distributions present (one-sided only), bit 1 = cubeful equities present (two-sided only) |
 //! | 28 | 4 | `len`, entries per distribution (0 for two-sided) |
 //! | 32 | 8 | count: positions, or pairs of positions for two-sided |
 //! | 40 | 8 | `gammon_len`, entries per gammon distribution (0 without gammon data) |
@@ -23,6 +23,8 @@
 //! Data, one-sided: per position its mean then its `len` probabilities; then, with gammon data,
 //! per position its gammon mean then its `gammon_len` probabilities. Two-sided: the win
 //! probabilities in [`TwoSided`]'s order, `us * n + them`. `gammon_len` is a field of its own
+//! Two-sided with cubeful equities: then, per pair in the same order, the three equities of
+//! [`TwoSided::cubeful`] (owned, centred, opponent owns). `gammon_len` is a field of its own
 //! because the gammon distributions are much shorter than the bear-off ones and
 //! [`OneSided`] keeps their length. The header fixes the file's size, which the reader checks
 //! exactly before it checks the CRC.
@@ -52,8 +54,9 @@
 //! Two-sided: `gnubg-TS-PP-CC-F` then 23 `x` and a newline (F = cubeful). Record
 //! `us·n + them`, n = C(P + C, P), of 1 `uint16` (cubeless) or 4 (cubeless, owned cube,
 //! centred cube, opponent owns cube); gnubg reads equity as `value / 32767.5 − 1`, so the
-//! cubeless value of win probability p is `p·65535`, i.e. [`quantize`]`(p)`. rollsim writes
-//! cubeless tables only.
+//! cubeless value of win probability p is `p·65535`, i.e. [`quantize`]`(p)`, and an equity e
+//! is written as [`quantize`]`((e + 1) / 2)`. rollsim writes a cubeful file when the table has
+//! cubeful equities.
 //!
 //! The values are not makebearoff's: it builds each distribution from its successors' `uint16`
 //! values in integer arithmetic, picks plays by those rounded values and makes each
@@ -313,19 +316,36 @@ pub fn write_gnubg_two_sided(t: &TwoSided, out: &mut impl Write) -> Result<()> {
             t.win.len()
         )));
     }
-    gnubg_size_limit(GNUBG_HEADER as u64 + 2 * t.win.len() as u64)?;
+    let values = if t.cubeful.is_some() { 4 } else { 1 };
+    if t.cubeful.as_ref().is_some_and(|c| c.len() != n * n) {
+        return Err(FormatError::Table(format!(
+            "cubeful equities for other than {n} x {n} pairs"
+        )));
+    }
+    gnubg_size_limit(GNUBG_HEADER as u64 + 2 * values * t.win.len() as u64)?;
     let header = format!(
-        "gnubg-TS-{:02}-{:02}-0xxxxxxxxxxxxxxxxxxxxxxx\n",
-        space.points, space.checkers
+        "gnubg-TS-{:02}-{:02}-{}xxxxxxxxxxxxxxxxxxxxxxx\n",
+        space.points,
+        space.checkers,
+        u8::from(t.cubeful.is_some())
     );
     debug_assert_eq!(header.len(), GNUBG_HEADER);
     out.write_all(header.as_bytes())?;
     let mut buf = Vec::with_capacity(1 << 15);
-    for chunk in t.win.chunks(1 << 14) {
-        buf.clear();
-        buf.extend(chunk.iter().flat_map(|&p| quantize(p).to_le_bytes()));
-        out.write_all(&buf)?;
+    for (i, &p) in t.win.iter().enumerate() {
+        buf.extend(quantize(p).to_le_bytes());
+        if let Some(c) = &t.cubeful {
+            // Owned, centred, opponent owns: gnubg's order after the cubeless value.
+            for e in c[i] {
+                buf.extend(quantize((e + 1.0) / 2.0).to_le_bytes());
+            }
+        }
+        if buf.len() >= 1 << 15 {
+            out.write_all(&buf)?;
+            buf.clear();
+        }
     }
+    out.write_all(&buf)?;
     Ok(out.flush()?)
 }
 
@@ -619,16 +639,23 @@ pub fn write_rollsim(t: &Table, out: &mut impl Write) -> Result<()> {
                     w.win.len()
                 )));
             }
+            if w.cubeful.as_ref().is_some_and(|c| c.len() != n * n) {
+                return Err(FormatError::Table(format!(
+                    "cubeful equities for other than {n} x {n} pairs"
+                )));
+            }
             (2, w.space, (n * n) as u64, 0, 0, "two-sided")
         }
     };
+    let cubeful = matches!(t, Table::Two(w) if w.cubeful.is_some());
     let len = u32::try_from(len)
         .map_err(|_| FormatError::Table(format!("{len} entries per distribution")))?;
     let mut description = format!(
-        "rollsim {name} bearoff, {} on {}{}",
+        "rollsim {name} bearoff, {} on {}{}{}",
         plural(space.checkers, "checker"),
         plural(space.points, "point"),
-        if gammon_len > 0 { ", gammon" } else { "" }
+        if gammon_len > 0 { ", gammon" } else { "" },
+        if cubeful { ", cubeful" } else { "" }
     );
     description.truncate(DESCRIPTION); // ASCII, and at most 60 bytes anyway
     let mut header = Vec::with_capacity(HEADER);
@@ -638,7 +665,7 @@ pub fn write_rollsim(t: &Table, out: &mut impl Write) -> Result<()> {
         kind,
         space.points,
         space.checkers,
-        u32::from(gammon_len > 0),
+        u32::from(gammon_len > 0) | u32::from(cubeful) << 1,
         len,
     ] {
         header.extend(v.to_le_bytes());
@@ -665,6 +692,11 @@ pub fn write_rollsim(t: &Table, out: &mut impl Write) -> Result<()> {
             for chunk in s.win.chunks(1 << 13) {
                 buf.clear();
                 buf.extend(chunk.iter().flat_map(|p| p.to_le_bytes()));
+                w.write_all(&buf)?;
+            }
+            for chunk in s.cubeful.iter().flat_map(|c| c.chunks(1 << 11)) {
+                buf.clear();
+                buf.extend(chunk.iter().flatten().flat_map(|e| e.to_le_bytes()));
                 w.write_all(&buf)?;
             }
         }
@@ -723,10 +755,11 @@ pub fn read_rollsim(bytes: &[u8]) -> Result<Table> {
     let space = Space::new(points, checkers).map_err(|e| FormatError::Header(e.to_string()))?;
     let n = space.len() as u64;
     let bad = |why: String| Err(FormatError::Header(why));
-    if flags & !1 != 0 || (kind == 2 && flags != 0) {
+    if flags & !3 != 0 || (kind == 2 && flags & 1 != 0) || (kind == 1 && flags & 2 != 0) {
         return bad(format!("unknown flags {flags:#x}"));
     }
     let gammon = flags & 1 != 0;
+    let cubeful = flags & 2 != 0;
     if gammon != (gammon_len > 0) {
         return bad(format!(
             "gammon flag {} with {gammon_len} entries per gammon distribution",
@@ -747,7 +780,7 @@ pub fn read_rollsim(bytes: &[u8]) -> Result<Table> {
                 "{count} pairs of {len} entries; the space has {n} x {n} pairs"
             ));
         }
-        HEADER as u128 + u128::from(count) * 8 + 4
+        HEADER as u128 + u128::from(count) * 8 * if cubeful { 4 } else { 1 } + 4
     };
     exact_size(expected, bytes.len())?;
     let (body, trailer) = bytes.split_at(bytes.len() - 4);
@@ -773,9 +806,18 @@ pub fn read_rollsim(bytes: &[u8]) -> Result<Table> {
             gammon,
         })
     } else {
+        let (win, cube) = data.split_at(8 * count as usize);
         Table::Two(TwoSided {
             space,
-            win: f64s(data).collect(),
+            win: f64s(win).collect(),
+            cubeful: cubeful.then(|| {
+                cube.chunks_exact(24)
+                    .map(|c| {
+                        let mut e = f64s(c);
+                        std::array::from_fn(|_| e.next().expect("24 bytes are 3 f64"))
+                    })
+                    .collect()
+            }),
         })
     })
 }
@@ -860,7 +902,11 @@ mod tests {
             f64::MIN_POSITIVE / 8.0,
             f64::from_bits(0x7ff8_0000_0000_0001),
         ]);
-        TwoSided { space, win }
+        TwoSided {
+            space,
+            win,
+            cubeful: None,
+        }
     }
 
     fn rollsim_bytes(t: &Table) -> Vec<u8> {
@@ -930,11 +976,53 @@ mod tests {
     }
 
     #[test]
+    fn cubeful_tables_round_trip_and_export() {
+        let space = Space::new(3, 3).unwrap();
+        let t = TwoSided::build_with_progress(space, true, &|_| {});
+        let n = space.len();
+        let bytes = rollsim_bytes(&Table::Two(TwoSided {
+            space,
+            win: t.win.clone(),
+            cubeful: t.cubeful.clone(),
+        }));
+        assert_eq!(bytes.len(), HEADER + 8 * 4 * n * n + 4);
+        match read_rollsim(&bytes).unwrap() {
+            Table::Two(back) => {
+                assert_eq!(bits(&back.win), bits(&t.win));
+                let flat =
+                    |c: &Vec<[f64; 3]>| c.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(
+                    flat(back.cubeful.as_ref().unwrap()),
+                    flat(t.cubeful.as_ref().unwrap())
+                );
+            }
+            Table::One(_) => panic!("read a two-sided table as one-sided"),
+        }
+        let mut g = Vec::new();
+        write_gnubg_two_sided(&t, &mut g).unwrap();
+        assert_eq!(&g[..16], b"gnubg-TS-03-03-1");
+        assert_eq!(g.len(), GNUBG_HEADER + 8 * n * n);
+        let r = read_gnubg_two_sided(&g).unwrap();
+        assert!(r.cubeful);
+        // The record of pair 5: cubeless, then owned, centred, opponent owns.
+        let rec = &g[GNUBG_HEADER + 8 * 5..GNUBG_HEADER + 8 * 6];
+        let v = |k: usize| u16::from_le_bytes([rec[2 * k], rec[2 * k + 1]]);
+        assert_eq!(v(0), quantize(t.win[5]));
+        for k in 0..3 {
+            assert_eq!(
+                v(k + 1),
+                quantize((t.cubeful.as_ref().unwrap()[5][k] + 1.0) / 2.0)
+            );
+        }
+    }
+
+    #[test]
     fn rollsim_round_trip_two_sided() {
         let t = two_sided();
         let bytes = rollsim_bytes(&Table::Two(TwoSided {
             space: t.space,
             win: t.win.clone(),
+            cubeful: None,
         }));
         assert_eq!(bytes.len(), HEADER + 8 * 100 + 4);
         match read_rollsim(&bytes).unwrap() {

@@ -17,45 +17,126 @@ pub struct TwoSided {
     pub space: Space,
     /// `win[us * n + them]`: P(the side on roll, at position `us`, wins), n = space.len().
     pub win: Vec<f64>,
+    /// With the cube (money play, no gammons in a bearoff), as gnubg stores it: per pair, in
+    /// `win`'s order, the equity of the side on roll before its own cube decision when it owns
+    /// the cube, when the cube is centred, and when its opponent owns it.
+    pub cubeful: Option<Vec<[f64; 3]>>,
 }
 
-/// `best[k][d - 1]`: the mover's best winning chance after k + 1 steps of die d, the opponent
-/// then on roll. Stored opponent-major (`them * n + us`): a pair's lookups all fall in its
-/// opponent's row, which stays in cache (924 x 144 bytes for 6 checkers on 6 points).
-type Chains = [[f64; 6]; 3];
+/// `chains[j][k][d - 1]`: the mover's best value j after k + 1 steps of die d, the opponent then
+/// on roll. Stored opponent-major (`them * n + us`): a pair's lookups all fall in its
+/// opponent's row, which stays in cache (924 x 144 bytes a value for 6 checkers on 6 points).
+type Chains<const K: usize> = [[[f64; 6]; 3]; K];
+
+/// The money-play cube decision of the side on roll, as gnubg's makebearoff takes it: with
+/// `no_double` its equity if it does not double and `owned_by_taker` its equity per unit of a
+/// doubled cube that the opponent took (and so owns), it doubles when doubling is at least as
+/// good, and the opponent then passes (1) or takes (2 x `owned_by_taker`), whichever is worse
+/// for the doubler.
+pub fn cube_decision(no_double: f64, owned_by_taker: f64) -> f64 {
+    if 2.0 * owned_by_taker >= no_double && no_double <= 1.0 {
+        (2.0 * owned_by_taker).min(1.0)
+    } else {
+        no_double
+    }
+}
+
+/// What a two-sided sweep computes per pair: K values of the side on roll, their terminal
+/// values, and what the mover gets from the opponent's K values after its play.
+trait Values<const K: usize>: Sync {
+    /// The side on roll is off: it won.
+    const WON: [f64; K];
+    /// Its opponent is off: it lost.
+    const LOST: [f64; K];
+    /// The mover's K values when the opponent is on roll with values `v`.
+    fn after(v: &[f64; K]) -> [f64; K];
+}
+
+/// Cubeless: the winning chance.
+struct Cubeless;
+
+impl Values<1> for Cubeless {
+    const WON: [f64; 1] = [1.0];
+    const LOST: [f64; 1] = [0.0];
+    fn after(v: &[f64; 1]) -> [f64; 1] {
+        [1.0 - v[0]]
+    }
+}
+
+/// Cubeful equities: owned, centred, opponent owns.
+struct Cubeful;
+
+impl Values<3> for Cubeful {
+    const WON: [f64; 3] = [1.0; 3];
+    const LOST: [f64; 3] = [-1.0; 3];
+    fn after(v: &[f64; 3]) -> [f64; 3] {
+        let [owns, centred, opponent_owns] = *v;
+        [
+            // I own the cube: the opponent on roll cannot double.
+            -opponent_owns,
+            // Centred: the opponent may double, and I would own it.
+            -cube_decision(centred, opponent_owns),
+            // The opponent owns it and may double.
+            -cube_decision(owns, opponent_owns),
+        ]
+    }
+}
 
 impl TwoSided {
-    /// Solves the table on CPU threads.
+    /// Solves the cubeless table on CPU threads.
     pub fn build(space: Space) -> TwoSided {
-        TwoSided::build_with_progress(space, &|_| {})
+        TwoSided::build_with_progress(space, false, &|_| {})
     }
 
-    /// Solves the table on CPU threads, calling `progress` with the pairs done by each level.
-    pub fn build_with_progress(space: Space, progress: &(dyn Fn(u64) + Sync)) -> TwoSided {
-        let n = space.len();
-        let levels = Levels::new(&space).by_pips;
-        let moves = die_move_lists(&space);
-        let mut win = vec![0f64; n * n];
-        let mut chains = vec![[[0f64; 6]; 3]; n * n];
-        for total in 0..pair_levels(&levels) {
-            let pairs = level_pairs(&levels, total);
-            let done: Vec<(f64, Chains)> = pairs
-                .par_iter()
-                .with_min_len(MIN_TASK)
-                .map(|&(us, them)| solve_pair(n, &moves, &win, &chains, us, them))
-                .collect();
-            for (&(us, them), (w, c)) in pairs.iter().zip(done) {
-                win[us as usize * n + them as usize] = w;
-                chains[them as usize * n + us as usize] = c;
-            }
-            progress(pairs.len() as u64);
+    /// Solves the table on CPU threads (with cubeful equities if asked), calling `progress`
+    /// with the pairs done by each level of each sweep.
+    pub fn build_with_progress(
+        space: Space,
+        cubeful: bool,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> TwoSided {
+        let win = sweep::<1, Cubeless>(space, progress);
+        TwoSided {
+            space,
+            win: win.into_iter().map(|[w]| w).collect(),
+            cubeful: cubeful.then(|| cubeful_equities(space, progress)),
         }
-        TwoSided { space, win }
     }
 
     pub fn win(&self, us: u32, them: u32) -> f64 {
         self.win[us as usize * self.space.len() + them as usize]
     }
+}
+
+/// The cubeful equities of every pair (see [`TwoSided::cubeful`]), on CPU threads.
+pub fn cubeful_equities(space: Space, progress: &(dyn Fn(u64) + Sync)) -> Vec<[f64; 3]> {
+    sweep::<3, Cubeful>(space, progress)
+}
+
+/// The sweep by levels of total pip count.
+fn sweep<const K: usize, V: Values<K>>(
+    space: Space,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Vec<[f64; K]> {
+    let n = space.len();
+    let levels = Levels::new(&space).by_pips;
+    let moves = die_move_lists(&space);
+    let mut values = vec![[0f64; K]; n * n];
+    let mut chains = vec![[[[0f64; 6]; 3]; K]; n * n];
+    for total in 0..pair_levels(&levels) {
+        let pairs = level_pairs(&levels, total);
+        let done: Vec<([f64; K], Chains<K>)> = pairs
+            .par_iter()
+            .with_min_len(MIN_TASK)
+            .map(|&(us, them)| solve_pair::<K, V>(n, &moves, &values, &chains, us, them))
+            .collect();
+        for (&(us, them), (v, c)) in pairs.iter().zip(done) {
+            values[us as usize * n + them as usize] = v;
+            chains[them as usize * n + us as usize] = c;
+        }
+        progress(pairs.len() as u64);
+    }
+    values
 }
 
 /// Every position's single-die successors, per die.
@@ -91,44 +172,49 @@ pub fn level_pairs(levels: &[Vec<u32>], total: usize) -> Vec<(u32, u32)> {
         .collect()
 }
 
-fn solve_pair(
+fn solve_pair<const K: usize, V: Values<K>>(
     n: usize,
     moves: &[[Vec<u32>; 6]],
-    win: &[f64],
-    chains: &[Chains],
+    values: &[[f64; K]],
+    chains: &[Chains<K>],
     us: u32,
     them: u32,
-) -> (f64, Chains) {
+) -> ([f64; K], Chains<K>) {
+    // A pair with a side off: its values, and chains that see the other side's terminal ones.
     if us == 0 {
-        return (1.0, [[1.0; 6]; 3]);
+        return (V::WON, V::after(&V::LOST).map(|v| [[v; 6]; 3]));
     }
     if them == 0 {
-        return (0.0, [[0.0; 6]; 3]);
+        return (V::LOST, V::after(&V::WON).map(|v| [[v; 6]; 3]));
     }
     const ROLL_INDEX: [[usize; 6]; 6] = roll_index();
-    let mut best = [[f64::NEG_INFINITY; 6]; 3];
-    let mut roll_best = [f64::NEG_INFINITY; 21];
+    let mut best = [[[f64::NEG_INFINITY; 6]; 3]; K];
+    let mut roll_best = [[f64::NEG_INFINITY; 21]; K];
     for a in 0..6 {
         for &m in &moves[us as usize][a] {
-            let after = 1.0 - win[them as usize * n + m as usize];
+            let after = V::after(&values[them as usize * n + m as usize]);
             let next = &chains[them as usize * n + m as usize];
-            let steps = [after, next[0][a], next[1][a]];
-            for k in 0..3 {
-                best[k][a] = best[k][a].max(steps[k]);
-            }
-            for b in 0..6 {
-                let v = if a == b { next[2][a] } else { next[0][b] };
-                let r = ROLL_INDEX[a][b];
-                roll_best[r] = roll_best[r].max(v);
+            for j in 0..K {
+                let steps = [after[j], next[j][0][a], next[j][1][a]];
+                for k in 0..3 {
+                    best[j][k][a] = best[j][k][a].max(steps[k]);
+                }
+                for (b, &r) in ROLL_INDEX[a].iter().enumerate() {
+                    let v = if a == b { next[j][2][a] } else { next[j][0][b] };
+                    roll_best[j][r] = roll_best[j][r].max(v);
+                }
             }
         }
     }
     // Summed in roll order from +0.0, exactly as the GPU kernel does.
-    let mut sum = 0.0;
-    for (&(_, _, w), v) in ROLLS.iter().zip(roll_best) {
-        sum += f64::from(w) * v;
-    }
-    (sum / 36.0, best)
+    let value = std::array::from_fn(|j| {
+        let mut sum = 0.0;
+        for (&(_, _, w), v) in ROLLS.iter().zip(roll_best[j]) {
+            sum += f64::from(w) * v;
+        }
+        sum / 36.0
+    });
+    (value, best)
 }
 
 #[cfg(test)]
@@ -163,6 +249,77 @@ mod tests {
             assert_eq!(two.win(1, them), 1.0);
             assert_eq!(two.win(3, them), 1.0);
         }
+    }
+
+    #[test]
+    fn cubeful_equities_equal_brute_force_and_order_sensibly() {
+        use crate::bearoff::moves::slow_plays;
+        use std::collections::HashMap;
+        type Memo = HashMap<(Vec<u8>, Vec<u8>), [f64; 3]>;
+        // The recurrences of gnubg's makebearoff, on checker counts with every play.
+        fn brute(us: &[u8], them: &[u8], memo: &mut Memo) -> [f64; 3] {
+            if us.iter().all(|&x| x == 0) {
+                return [1.0; 3];
+            }
+            if them.iter().all(|&x| x == 0) {
+                return [-1.0; 3];
+            }
+            let key = (us.to_vec(), them.to_vec());
+            if let Some(&v) = memo.get(&key) {
+                return v;
+            }
+            let mut sum = [0.0; 3];
+            for &(a, b, w) in &ROLLS {
+                let mut best = [f64::NEG_INFINITY; 3];
+                for p in slow_plays(us, a.into(), b.into()) {
+                    let [o, c, u] = brute(them, &p, memo);
+                    let mine = [-u, -cube_decision(c, u), -cube_decision(o, u)];
+                    for j in 0..3 {
+                        best[j] = best[j].max(mine[j]);
+                    }
+                }
+                for j in 0..3 {
+                    sum[j] += f64::from(w) * best[j];
+                }
+            }
+            let v = sum.map(|x| x / 36.0);
+            memo.insert(key, v);
+            v
+        }
+        let space = Space::new(3, 3).unwrap();
+        let t = TwoSided::build_with_progress(space, true, &|_| {});
+        let cube = t.cubeful.as_ref().unwrap();
+        let n = space.len() as u32;
+        let mut memo = HashMap::new();
+        let (mut a, mut b) = ([0u8; 3], [0u8; 3]);
+        for us in 1..n {
+            for them in 1..n {
+                space.position(us, &mut a);
+                space.position(them, &mut b);
+                let want = brute(&a, &b, &mut memo);
+                let got = cube[(us * n + them) as usize];
+                for j in 0..3 {
+                    assert!(
+                        (got[j] - want[j]).abs() < 1e-12,
+                        "{a:?} {b:?}: {got:?} vs {want:?}"
+                    );
+                }
+                // Owning the cube is worth at least the cubeless equity, which is worth at
+                // least letting the opponent own it.
+                let cubeless = 2.0 * t.win(us, them) - 1.0;
+                assert!(got[0] >= cubeless - 1e-12 && cubeless >= got[2] - 1e-12);
+            }
+        }
+    }
+
+    #[test]
+    fn cube_decisions() {
+        // Double, pass: the taker would do worse than losing one unit.
+        assert_eq!(cube_decision(0.8, 0.6), 1.0);
+        // Double, take: twice the taker-owned equity.
+        assert_eq!(cube_decision(0.3, 0.2), 0.4);
+        // No double: doubling would give less.
+        assert_eq!(cube_decision(0.3, 0.1), 0.3);
     }
 
     #[test]

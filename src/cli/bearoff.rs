@@ -13,7 +13,7 @@ use crate::bearoff::format::{
     write_file_atomically, write_gnubg_one_sided, write_gnubg_two_sided, write_rollsim,
 };
 use crate::bearoff::one_sided::{PIPS_PER_ROLL, mean_sd, race_win_probability, solve};
-use crate::bearoff::two_sided::TwoSided;
+use crate::bearoff::two_sided::{TwoSided, cube_decision, cubeful_equities};
 use crate::bearoff::{OneSided, Space};
 use crate::gpu::bearoff::{solve_one_sided, solve_two_sided};
 use crate::gpu::{Backend, Gpu, GpuError};
@@ -45,6 +45,10 @@ pub struct BuildArgs {
     /// The two-sided table (exact cubeless winning chances for every pair of positions).
     #[arg(long)]
     two_sided: bool,
+    /// Two-sided: also the cubeful money equities (owned, centred, opponent owns) that gnubg
+    /// stores; computed on CPU threads.
+    #[arg(long)]
+    cubeful: bool,
     /// Leave out the distributions of rolls until the first checker is off (one-sided, 15
     /// checkers; included by default, as gnubg's makebearoff does).
     #[arg(long)]
@@ -125,12 +129,23 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
     let gammon = !a.no_gammon && !a.two_sided && space.checkers == 15;
     let start = Instant::now();
     let quiet = a.quiet || a.json;
+    if a.cubeful && !a.two_sided {
+        return Err(input_error("--cubeful applies to two-sided tables only"));
+    }
     let (table, positions, backend) = if a.two_sided {
-        let bar = progress_bar(n * n, "pairs", quiet);
-        let t = match gpu {
-            Some(g) => solve_two_sided(g, space)?,
-            None => TwoSided::build_with_progress(space, &|k| bar.inc(k)),
+        let sweeps = if a.cubeful { 2 } else { 1 };
+        let bar = progress_bar(sweeps * n * n, "pairs", quiet);
+        let mut t = match gpu {
+            Some(g) => {
+                let t = solve_two_sided(g, space)?;
+                bar.inc(n * n);
+                t
+            }
+            None => TwoSided::build_with_progress(space, false, &|k| bar.inc(k)),
         };
+        if a.cubeful {
+            t.cubeful = Some(cubeful_equities(space, &|k| bar.inc(k)));
+        }
         bar.finish_and_clear();
         (
             Table::Two(t),
@@ -256,6 +271,19 @@ struct RaceReport {
     win: f64,
     /// "exact" from a two-sided table, or "one-sided estimate".
     method: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cubeful: Option<CubefulReport>,
+}
+
+/// Money equities of the side on roll, before its cube decision, per cube position; and the
+/// decision with the cube centred.
+#[derive(Serialize)]
+struct CubefulReport {
+    owned: f64,
+    centred: f64,
+    opponent_owns: f64,
+    centred_action: &'static str,
+    centred_equity: f64,
 }
 
 fn query(a: QueryArgs) -> anyhow::Result<()> {
@@ -334,6 +362,26 @@ fn query(a: QueryArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let (us, them) = (idx[0], idx[1]);
+    let cubeful = match &loaded {
+        Loaded::Rollsim(Table::Two(t)) => t.cubeful.as_ref().map(|c| {
+            let [owned, centred, opponent_owns] = c[us as usize * space.len() + them as usize];
+            let equity = cube_decision(centred, opponent_owns);
+            CubefulReport {
+                owned,
+                centred,
+                opponent_owns,
+                centred_action: if equity == centred {
+                    "no double"
+                } else if equity == 1.0 {
+                    "double, pass"
+                } else {
+                    "double, take"
+                },
+                centred_equity: equity,
+            }
+        }),
+        _ => None,
+    };
     let (win, method) = match &loaded {
         Loaded::Rollsim(Table::Two(t)) => (t.win(us, them), "exact"),
         Loaded::GnubgTwo(g) => {
@@ -352,6 +400,7 @@ fn query(a: QueryArgs) -> anyhow::Result<()> {
         opponent: a.positions[1].clone(),
         win,
         method,
+        cubeful,
     };
     if a.json {
         return print_json(&r);
@@ -360,6 +409,17 @@ fn query(a: QueryArgs) -> anyhow::Result<()> {
         "side on roll {} vs {}: wins {:.6} ({})",
         r.on_roll, r.opponent, r.win, r.method
     );
+    if let Some(c) = &r.cubeful {
+        println!(
+            "money equity before its cube decision: {:+.6} owning the cube, {:+.6} centred, \
+             {:+.6} when the opponent owns it",
+            c.owned, c.centred, c.opponent_owns
+        );
+        println!(
+            "cube centred: {}, equity {:+.6}",
+            c.centred_action, c.centred_equity
+        );
+    }
     Ok(())
 }
 

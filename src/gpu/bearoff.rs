@@ -300,6 +300,7 @@ pub fn solve_two_sided(gpu: &Gpu, space: Space) -> Result<TwoSided, GpuError> {
     Ok(TwoSided {
         space,
         win: f64s(&out[0]),
+        cubeful: None,
     })
 }
 
