@@ -26,14 +26,6 @@ struct Params {
 // Per position, the position each of the 21 rolls' best play reaches.
 @group(0) @binding(6) var<storage, read_write> succ: array<u32>;
 
-// ROLLS order: (1,1), (1,2), ..., (1,6), (2,2), ..., (6,6); weights 1 for doubles, 2 otherwise.
-fn roll_index(a: u32, b: u32) -> u32 {
-    let lo = min(a, b);
-    let hi = max(a, b);
-    // Rolls before those starting with lo: sum over x < lo of (7 - x).
-    return (lo - 1u) * 7u - (lo - 1u) * lo / 2u + (hi - lo);
-}
-
 fn better(v: f64, to: u32, best_v: f64, best_to: u32) -> bool {
     return v < best_v || (v == best_v && to < best_to);
 }
@@ -109,7 +101,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     var r = 0u;
     for (var a = 1u; a <= 6u; a++) {
         for (var b = a; b <= 6u; b++) {
-            sum += select(2.0lf, 1.0lf, a == b) * roll_v[r];
+            sum += roll_weight(a, b) * roll_v[r];
             succ[21u * i + r] = roll_to[r];
             r++;
         }

@@ -28,12 +28,6 @@ struct Params {
 // of die d, opponent-major.
 @group(0) @binding(4) var<storage, read_write> chains: array<f64>;
 
-fn roll_index(a: u32, b: u32) -> u32 {
-    let lo = min(a, b);
-    let hi = max(a, b);
-    return (lo - 1u) * 7u - (lo - 1u) * lo / 2u + (hi - lo);
-}
-
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lane: u32) {
     let t = (wg.y * params.groups_x + wg.x) * 64u + lane;
@@ -88,7 +82,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     var r = 0u;
     for (var a = 1u; a <= 6u; a++) {
         for (var b = a; b <= 6u; b++) {
-            sum += select(2.0lf, 1.0lf, a == b) * roll_best[r];
+            sum += roll_weight(a, b) * roll_best[r];
             r++;
         }
     }

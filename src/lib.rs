@@ -8,4 +8,5 @@ pub mod bench;
 pub mod cli;
 pub mod game2048;
 pub mod gpu;
+pub mod puzzle;
 pub mod rng;

@@ -18,6 +18,8 @@ fn config(games: u32, seed: u64, rollouts: u32, objective: Objective) -> PlayCon
         seed,
         rollouts,
         objective,
+        network: None,
+        depth: 1,
     }
 }
 

@@ -1,17 +1,27 @@
-//! `rollsim 2048 …`: play, eval, show.
+//! `rollsim 2048 …`: play, train, eval, show.
 
-use clap::{Args as ClapArgs, Subcommand};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use serde::Serialize;
 
 use super::{ComputeArgs, input_error, print_json, progress_bar};
+use crate::game2048::ntuple::{small_tuples, standard_tuples};
 use crate::game2048::play::{Candidate, best_candidate, evaluate_games, play_batch};
-use crate::game2048::{Board, Game, Objective, PlayConfig, PlayerKind, Report};
+use crate::game2048::train::{BlockStats, TrainConfig, train};
+use crate::game2048::{
+    Board, Element, Game, Network, NetworkError, Objective, PlayConfig, PlayerKind, Report,
+};
+use crate::gpu::Backend;
 use crate::gpu::rollout::rollout_engine;
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Play a batch of games and report scores, tile reach rates and speed.
     Play(PlayArgs),
+    /// Train an n-tuple network by TD(0) on afterstates, on CPU threads.
+    Train(TrainArgs),
     /// Evaluate every legal move of one board with Monte Carlo rollouts.
     Eval(EvalArgs),
     /// Show a board in every text format, with its legal moves.
@@ -20,9 +30,17 @@ pub enum Command {
 
 #[derive(ClapArgs, Debug)]
 pub struct PlayArgs {
-    /// random: uniformly random legal moves; mc: best mean over random rollouts per move.
+    /// random: uniformly random legal moves; mc: best mean over random rollouts per move;
+    /// ntuple: greedy on an n-tuple network (--weights); expectimax: search to --depth moves
+    /// with the network at the leaves.
     #[arg(long, value_enum, default_value_t = PlayerKind::Random)]
     player: PlayerKind,
+    /// The n-tuple network file of the ntuple and expectimax players (from `2048 train`).
+    #[arg(long)]
+    weights: Option<PathBuf>,
+    /// Expectimax search depth in moves (1 = greedy; default 2).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=8))]
+    depth: Option<u32>,
     /// Number of games (played in flight together).
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
     games: u32,
@@ -38,6 +56,63 @@ pub struct PlayArgs {
     #[command(flatten)]
     compute: ComputeArgs,
     /// Print one JSON object on stdout instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Tuple shapes of a new network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TupleSet {
+    /// Five 4-cell tuples (rows and 2x2 squares): 5 x 16^4 weights, learns in seconds.
+    Small,
+    /// The classic four 6-cell tuples: 4 x 16^6 weights (256 MiB as f32).
+    Standard,
+}
+
+impl TupleSet {
+    fn tuples(self) -> Vec<Vec<u8>> {
+        match self {
+            TupleSet::Small => small_tuples(),
+            TupleSet::Standard => standard_tuples(),
+        }
+    }
+}
+
+#[derive(ClapArgs, Debug)]
+pub struct TrainArgs {
+    /// Training games in all: with --resume, the games already in the file count toward N.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1u64 << 32))]
+    games: u64,
+    /// The network file to write (at the end and at every checkpoint, atomically).
+    #[arg(long)]
+    out: PathBuf,
+    /// Continue training the network in this file (its game count continues).
+    #[arg(long)]
+    resume: Option<PathBuf>,
+    /// Seed of the training games' spawns (default: a random seed, printed).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Learning rate, spread over the features of a board.
+    #[arg(long, default_value_t = 0.1)]
+    alpha: f32,
+    /// Games per reported block.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    block: u64,
+    /// Write --out every K games (checked at block ends).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    checkpoint_every: Option<u64>,
+    /// Store the weights as f16 (half the size; training itself runs in f32).
+    #[arg(long)]
+    f16: bool,
+    /// Tuple shapes of a new network (default standard; with --resume, the file's).
+    #[arg(long, value_enum)]
+    tuples: Option<TupleSet>,
+    #[command(flatten)]
+    compute: ComputeArgs,
+    /// Print one JSON object on stdout instead of the per-block lines.
     #[arg(long)]
     json: bool,
     /// No progress bar.
@@ -73,6 +148,7 @@ pub struct ShowArgs {
 pub fn run(c: Command) -> anyhow::Result<()> {
     match c {
         Command::Play(a) => play(a),
+        Command::Train(a) => train_command(a),
         Command::Eval(a) => eval(a),
         Command::Show(a) => show(a),
     }
@@ -83,8 +159,41 @@ fn parse_board(text: &str) -> anyhow::Result<Board> {
         .map_err(|e| input_error(format!("invalid board: {e}")))
 }
 
+/// Loads a network file named on the command line; any failure is bad input.
+fn load_network(path: &Path, flag: &str) -> anyhow::Result<Network> {
+    Network::load(path).map_err(|e: NetworkError| {
+        input_error(format!("cannot load {flag} {}: {e}", path.display()))
+    })
+}
+
 fn play(a: PlayArgs) -> anyhow::Result<()> {
+    let uses_network = matches!(a.player, PlayerKind::Ntuple | PlayerKind::Expectimax);
+    let player = serde_json::to_value(a.player)?;
+    let player = player.as_str().unwrap_or("");
+    if uses_network && a.weights.is_none() {
+        return Err(input_error(format!(
+            "--player {player} needs --weights FILE (a network from `rollsim 2048 train`)"
+        )));
+    }
+    if !uses_network && a.weights.is_some() {
+        return Err(input_error(
+            "--weights is for --player ntuple or expectimax",
+        ));
+    }
+    if a.depth.is_some() && a.player != PlayerKind::Expectimax {
+        return Err(input_error("--depth is for --player expectimax"));
+    }
+    if uses_network && a.compute.backend == Backend::Gpu {
+        return Err(input_error(format!(
+            "--player {player} runs on the CPU for now: the GPU n-tuple lookup kernel is not \
+             built yet (use --backend cpu or auto)"
+        )));
+    }
     a.compute.init_threads()?;
+    let network = match &a.weights {
+        Some(path) if uses_network => Some(Arc::new(load_network(path, "--weights")?)),
+        _ => None,
+    };
     let seed = a.seed.unwrap_or_else(rand::random);
     let config = PlayConfig {
         player: a.player,
@@ -92,11 +201,15 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
         seed,
         rollouts: a.rollouts,
         objective: a.objective,
+        network,
+        depth: a.depth.unwrap_or(2),
     };
-    // Random play needs no rollouts: it runs on CPU threads whatever the backend.
+    // Random and network play need no rollouts: they run on CPU threads whatever the backend.
     let mut engine = match a.player {
         PlayerKind::Mc => rollout_engine(a.compute.backend)?,
-        PlayerKind::Random => Box::new(crate::game2048::CpuEngine),
+        PlayerKind::Random | PlayerKind::Ntuple | PlayerKind::Expectimax => {
+            Box::new(crate::game2048::CpuEngine)
+        }
     };
     let bar = progress_bar(u64::from(a.games), "games", a.quiet);
     let played = play_batch(&config, engine.as_mut(), &|n| bar.inc(n))?;
@@ -112,6 +225,26 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
 fn print_report(r: &Report) {
     let player = match r.player {
         PlayerKind::Random => "random".to_string(),
+        PlayerKind::Ntuple | PlayerKind::Expectimax => {
+            let net = match &r.network {
+                Some(n) => format!(
+                    "{} tuples of {} cells, {}, trained {} games",
+                    n.tuples.len(),
+                    n.tuples
+                        .iter()
+                        .map(|t| t.len().to_string())
+                        .collect::<Vec<_>>()
+                        .join("/"),
+                    n.element.name(),
+                    n.training_games
+                ),
+                None => String::new(),
+            };
+            match r.depth {
+                Some(d) => format!("expectimax depth {d} ({net})"),
+                None => format!("ntuple greedy ({net})"),
+            }
+        }
         PlayerKind::Mc => format!(
             "mc ({} rollouts per move, objective {})",
             r.rollouts.unwrap_or(0),
@@ -329,5 +462,161 @@ fn show(a: ShowArgs) -> anyhow::Result<()> {
             println!("{:<6} +{:<6} {}", m.dir, m.score, m.board);
         }
     }
+    Ok(())
+}
+
+/// The `2048 train --json` object.
+#[derive(Serialize)]
+struct TrainReport {
+    /// Training games of the network written (resumed games included).
+    games: u64,
+    /// Games played by this run.
+    games_this_run: u64,
+    seed: u64,
+    alpha: f32,
+    threads: usize,
+    tuples: Vec<Vec<u8>>,
+    element: Element,
+    out: String,
+    seconds: f64,
+    moves: u64,
+    moves_per_s: f64,
+    /// Per block: games so far, mean and max score, reach rates, moves/s.
+    curve: Vec<BlockStats>,
+}
+
+fn block_line(b: &BlockStats) -> String {
+    let reach: Vec<String> = b
+        .reach
+        .iter()
+        .map(|(t, p)| format!("{t} {:5.1}%", 100.0 * p))
+        .collect();
+    format!(
+        "games {:>9}  mean {:>9.1}  max {:>7}  {}  {:>6.3} M moves/s",
+        b.games,
+        b.mean_score,
+        b.max_score,
+        reach.join("  "),
+        b.moves_per_s / 1e6
+    )
+}
+
+fn train_command(a: TrainArgs) -> anyhow::Result<()> {
+    if a.compute.backend == Backend::Gpu {
+        return Err(input_error(
+            "training runs on CPU threads only (use --backend cpu or auto)",
+        ));
+    }
+    if !(a.alpha.is_finite() && a.alpha > 0.0) {
+        return Err(input_error(format!(
+            "--alpha must be a positive number, not {}",
+            a.alpha
+        )));
+    }
+    let out_dir = a
+        .out
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !out_dir.is_dir() {
+        return Err(input_error(format!(
+            "--out {}: the directory {} does not exist",
+            a.out.display(),
+            out_dir.display()
+        )));
+    }
+    let mut net = match &a.resume {
+        Some(path) => {
+            let net = load_network(path, "--resume")?;
+            if let Some(set) = a.tuples
+                && set.tuples() != net.tuples()
+            {
+                return Err(input_error(format!(
+                    "--tuples {set:?} does not match the tuples of {}: {:?}",
+                    path.display(),
+                    net.tuples()
+                )));
+            }
+            net.into_f32()
+        }
+        None => Network::new(a.tuples.unwrap_or(TupleSet::Standard).tuples())?,
+    };
+    let already = net.games();
+    if already >= a.games {
+        return Err(input_error(format!(
+            "the network has already played {already} training games, --games {} asks for no more",
+            a.games
+        )));
+    }
+    let threads = match a.compute.threads {
+        Some(t) => usize::from(t),
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let seed = a.seed.unwrap_or_else(rand::random);
+    let element = if a.f16 { Element::F16 } else { Element::F32 };
+    let config = TrainConfig {
+        games: a.games - already,
+        seed,
+        alpha: a.alpha,
+        threads,
+        block: a.block,
+    };
+    if !a.json {
+        println!(
+            "training {} games ({} to go) of {} tuples ({} weights), alpha {}, seed {seed}, {threads} threads",
+            a.games,
+            config.games,
+            net.tuples().len(),
+            net.len(),
+            a.alpha
+        );
+    }
+    let bar = super::progress_bar_with_message(config.games, "games", a.quiet);
+    let out = a.out.clone();
+    let save = |net: &Network| {
+        net.save(&out, element)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.display()))
+    };
+    let summary = train(&mut net, &config, &|n| bar.inc(n), &mut |b, net| {
+        bar.set_message(format!("mean {:.0} (last block)", b.mean_score));
+        if !a.json {
+            bar.suspend(|| println!("{}", block_line(b)));
+        }
+        if let Some(k) = a.checkpoint_every
+            && b.games / k > (b.games - b.block_games) / k
+            && b.games < a.games
+        {
+            save(net)?;
+        }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    save(&net)?;
+    let report = TrainReport {
+        games: net.games(),
+        games_this_run: summary.games,
+        seed,
+        alpha: a.alpha,
+        threads,
+        tuples: net.tuples().to_vec(),
+        element,
+        out: a.out.display().to_string(),
+        seconds: summary.seconds,
+        moves: summary.moves,
+        moves_per_s: summary.moves_per_s,
+        curve: summary.blocks,
+    };
+    if a.json {
+        return print_json(&report);
+    }
+    println!(
+        "{} games in {:.1} s: {:.0} moves/s; wrote {} ({}, {} training games)",
+        report.games_this_run,
+        report.seconds,
+        report.moves_per_s,
+        report.out,
+        element.name(),
+        report.games
+    );
     Ok(())
 }

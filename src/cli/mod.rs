@@ -7,6 +7,7 @@ mod bearoff;
 mod bench;
 mod devices;
 mod game2048;
+mod puzzle;
 
 use std::process::ExitCode;
 
@@ -34,6 +35,9 @@ enum Command {
     /// Backgammon bearoff databases: build them, look positions up.
     #[command(subcommand)]
     Bearoff(bearoff::Command),
+    /// 15-puzzle: solve boards, benchmark the solvers.
+    #[command(subcommand)]
+    Puzzle(puzzle::Command),
     /// List the GPU adapters and say which one `--backend auto` takes.
     Devices(devices::Args),
     /// Measure throughput of every workload on every backend, side by side.
@@ -100,6 +104,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Game2048(c) => game2048::run(c),
         Command::Bearoff(c) => bearoff::run(c),
+        Command::Puzzle(c) => puzzle::run(c),
         Command::Devices(a) => devices::run(a),
         Command::Bench(a) => bench::run(a),
     }
@@ -113,13 +118,22 @@ fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
 
 /// A progress bar on stderr (hidden when stderr is not a terminal, or when `quiet`).
 fn progress_bar(len: u64, unit: &str, quiet: bool) -> indicatif::ProgressBar {
+    styled_bar(len, unit, quiet, "")
+}
+
+/// [`progress_bar`] followed by its message (`set_message`).
+fn progress_bar_with_message(len: u64, unit: &str, quiet: bool) -> indicatif::ProgressBar {
+    styled_bar(len, unit, quiet, " {msg}")
+}
+
+fn styled_bar(len: u64, unit: &str, quiet: bool, tail: &str) -> indicatif::ProgressBar {
     if quiet {
         return indicatif::ProgressBar::hidden();
     }
     let bar = indicatif::ProgressBar::new(len);
     bar.set_style(
         indicatif::ProgressStyle::with_template(&format!(
-            "{{elapsed_precise}} [{{bar:40}}] {{pos}}/{{len}} {unit} ({{per_sec}}, eta {{eta}})"
+            "{{elapsed_precise}} [{{bar:40}}] {{pos}}/{{len}} {unit} ({{per_sec}}, eta {{eta}}){tail}"
         ))
         .expect("valid template")
         .progress_chars("=> "),

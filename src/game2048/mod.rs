@@ -1,10 +1,13 @@
 //! 2048: the bitboard engine, random streams for its spawns and moves, and the players.
 
 pub mod board;
+pub mod ntuple;
 pub mod play;
 pub mod rollout;
 pub mod text;
+pub mod train;
 
 pub use board::{Board, Dir, Moved};
+pub use ntuple::{Element, Network, NetworkError};
 pub use play::{Game, GameState, Objective, PlayConfig, PlayerKind, Report};
 pub use rollout::{CpuEngine, RolloutEngine, RolloutSums, Root};

@@ -1,12 +1,15 @@
 //! Whole games: the game loop, the random and Monte Carlo players, and the batch report.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 use std::time::Instant;
 
 use rayon::prelude::*;
 use serde::Serialize;
 
 use super::board::{Board, Dir, Moved, tables};
+use super::ntuple::{Element, Network};
 use super::rollout::{RolloutEngine, RolloutSums, Root, random_legal_move};
 use crate::rng::{MAX_MOVE_NUMBER, Stream};
 
@@ -196,6 +199,10 @@ pub enum PlayerKind {
     Random,
     /// Monte Carlo: the move with the best mean over random rollouts.
     Mc,
+    /// An n-tuple network, greedy: the move with the best reward + V(afterstate).
+    Ntuple,
+    /// Expectimax over moves and spawns to a depth in moves, the network at the leaves.
+    Expectimax,
 }
 
 /// Settings of a batch of games.
@@ -206,6 +213,194 @@ pub struct PlayConfig {
     pub seed: u64,
     pub rollouts: u32,
     pub objective: Objective,
+    /// The value network of the ntuple and expectimax players.
+    pub network: Option<Arc<Network>>,
+    /// Expectimax search depth in moves (1 = greedy).
+    pub depth: u32,
+}
+
+/// The greedy one-ply choice of a network: the legal move with the largest
+/// `reward + V(afterstate)`, with that value; ties go to the first in [`Dir::ALL`] order. A move
+/// that would merge two 32768 tiles counts as `-inf` (it ends the game), so it is chosen only
+/// when no other move is legal. `None` when no move is legal.
+#[inline]
+pub fn greedy_move(net: &Network, board: Board) -> Option<(Dir, Moved, f32)> {
+    let t = tables();
+    let mut cands = [(
+        Dir::Up,
+        Moved {
+            board,
+            score: 0,
+            overflow: false,
+        },
+    ); 4];
+    let mut after = [Board::EMPTY; 4];
+    let mut n = 0;
+    let mut overflow = None;
+    for d in Dir::ALL {
+        let m = board.slide_with(t, d);
+        if m.board == board {
+            continue;
+        }
+        if m.overflow {
+            overflow = overflow.or(Some((d, m, f32::NEG_INFINITY)));
+            continue;
+        }
+        cands[n] = (d, m);
+        after[n] = m.board;
+        n += 1;
+    }
+    let mut values = [0f32; 4];
+    net.values4(&after[..n], &mut values);
+    let mut best: Option<(Dir, Moved, f32)> = None;
+    for k in 0..n {
+        let (d, m) = cands[k];
+        let v = m.score as f32 + values[k];
+        if best.is_none_or(|(_, _, b)| v > b) {
+            best = Some((d, m, v));
+        }
+    }
+    best.or(overflow)
+}
+
+/// A multiply-shift hasher for board keys: the transposition table's keys are already
+/// well-mixed 64-bit words, and SipHash would cost more than a leaf evaluation.
+#[derive(Default)]
+pub struct BoardHasher(u64);
+
+impl Hasher for BoardHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(29) ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+
+    #[inline]
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(u64::from(x));
+    }
+}
+
+/// Expectimax search with an n-tuple network at the leaves.
+///
+/// A max node (a board to move on) takes the best `reward + chance(afterstate)` over its legal
+/// moves, or 0 when none is legal (a lost game is worth nothing more, as in training). A chance
+/// node (an afterstate) averages the max nodes of every spawn: each empty cell with probability
+/// `1 / empty`, a 2 there with 0.9 and a 4 with 0.1. Depth counts moves: at depth 1 a chance
+/// node is the network's value of the afterstate, so depth 1 is exactly the greedy player.
+/// Chance-node values are kept in a transposition table keyed by (afterstate, depth), cleared
+/// at every decision. All arithmetic is f32 in a fixed order: results depend only on the board.
+pub struct Expectimax<'a> {
+    net: &'a Network,
+    table: HashMap<(u64, u32), f32, BuildHasherDefault<BoardHasher>>,
+    /// Chance nodes evaluated (not found in the table) since the searcher was made.
+    pub evaluated: u64,
+}
+
+impl<'a> Expectimax<'a> {
+    pub fn new(net: &'a Network) -> Expectimax<'a> {
+        Expectimax {
+            net,
+            table: HashMap::default(),
+            evaluated: 0,
+        }
+    }
+
+    /// The best move of `board` searched to `depth` moves (at least 1), with its value.
+    pub fn best_move(&mut self, board: Board, depth: u32) -> Option<(Dir, Moved, f32)> {
+        self.table.clear();
+        let t = tables();
+        let mut best: Option<(Dir, Moved, f32)> = None;
+        for d in Dir::ALL {
+            let m = board.slide_with(t, d);
+            if m.board == board {
+                continue;
+            }
+            let v = if m.overflow {
+                f32::NEG_INFINITY
+            } else {
+                m.score as f32 + self.chance(m.board, depth.max(1))
+            };
+            if best.is_none_or(|(_, _, b)| v > b) {
+                best = Some((d, m, v));
+            }
+        }
+        best
+    }
+
+    fn chance(&mut self, after: Board, depth: u32) -> f32 {
+        if depth <= 1 {
+            return self.net.value(after);
+        }
+        if let Some(&v) = self.table.get(&(after.raw, depth)) {
+            return v;
+        }
+        self.evaluated += 1;
+        let mut sum = 0f32;
+        let mut empty = 0u32;
+        for i in 0..16 {
+            if after.get(i) != 0 {
+                continue;
+            }
+            empty += 1;
+            let two = Board::from_raw(after.raw | 1 << (4 * i));
+            let four = Board::from_raw(after.raw | 2 << (4 * i));
+            sum += 0.9 * self.max_node(two, depth - 1) + 0.1 * self.max_node(four, depth - 1);
+        }
+        let v = if empty == 0 { 0.0 } else { sum / empty as f32 };
+        self.table.insert((after.raw, depth), v);
+        v
+    }
+
+    fn max_node(&mut self, board: Board, depth: u32) -> f32 {
+        if depth <= 1 {
+            // The greedy choice, its afterstates looked up together (prefetched); a move
+            // that would overflow is no move here.
+            return match greedy_move(self.net, board) {
+                Some((_, m, v)) if !m.overflow => v,
+                _ => 0.0,
+            };
+        }
+        let t = tables();
+        let mut best = 0f32;
+        let mut any = false;
+        for d in Dir::ALL {
+            let m = board.slide_with(t, d);
+            if m.board == board || m.overflow {
+                continue;
+            }
+            let v = m.score as f32 + self.chance(m.board, depth);
+            if !any || v > best {
+                best = v;
+                any = true;
+            }
+        }
+        best
+    }
+}
+
+/// Plays `g` to the end with the network: greedy at depth 1, expectimax deeper.
+pub fn play_network_game(g: &mut Game, net: &Network, depth: u32) {
+    let mut search = (depth > 1).then(|| Expectimax::new(net));
+    while g.is_running() {
+        let choice = match &mut search {
+            Some(s) => s.best_move(g.board, depth),
+            None => greedy_move(net, g.board),
+        };
+        match choice {
+            Some((_, m, _)) => g.play(m),
+            None => g.state = GameState::Over,
+        }
+    }
 }
 
 /// The finished games of a batch, and what it cost.
@@ -215,9 +410,11 @@ pub struct Played {
     pub seconds: f64,
 }
 
-/// Plays a batch. Random games run one per rayon task; Monte Carlo games advance in lockstep,
-/// every running game's candidates evaluated in one engine call per step, so a GPU engine sees
-/// one large batch per step. `progress` is called with the number of finished games.
+/// Plays a batch. Random, ntuple and expectimax games run one per rayon task (each game's
+/// moves depend only on its own board and stream, so results do not depend on the thread
+/// count); Monte Carlo games advance in lockstep, every running game's candidates evaluated in
+/// one engine call per step, so a GPU engine sees one large batch per step. `progress` is called
+/// with the number of finished games.
 pub fn play_batch(
     config: &PlayConfig,
     engine: &mut dyn RolloutEngine,
@@ -232,6 +429,21 @@ pub fn play_batch(
         PlayerKind::Random => {
             games.par_iter_mut().for_each(|g| {
                 g.play_random_to_end();
+                progress(1);
+            });
+        }
+        PlayerKind::Ntuple | PlayerKind::Expectimax => {
+            let net = config
+                .network
+                .as_deref()
+                .ok_or_else(|| anyhow::anyhow!("the {:?} player needs a network", config.player))?;
+            let depth = if config.player == PlayerKind::Ntuple {
+                1
+            } else {
+                config.depth.max(1)
+            };
+            games.par_iter_mut().for_each(|g| {
+                play_network_game(g, net, depth);
                 progress(1);
             });
         }
@@ -272,6 +484,14 @@ pub struct ScoreStats {
     pub sd: f64,
 }
 
+/// The network a batch was played with, as reported.
+#[derive(Clone, Debug, Serialize)]
+pub struct NetworkInfo {
+    pub tuples: Vec<Vec<u8>>,
+    pub element: Element,
+    pub training_games: u64,
+}
+
 /// The report of `rollsim 2048 play`, also its `--json` object.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
@@ -285,6 +505,11 @@ pub struct Report {
     pub rollouts: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub objective: Option<Objective>,
+    /// Expectimax depth in moves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkInfo>,
     pub threads: usize,
     pub score: ScoreStats,
     /// Fraction of games whose largest tile reached each value, 128 to 32768.
@@ -339,6 +564,15 @@ impl Report {
             adapter,
             rollouts: mc.then_some(config.rollouts),
             objective: mc.then_some(config.objective),
+            depth: (config.player == PlayerKind::Expectimax).then_some(config.depth.max(1)),
+            network: matches!(config.player, PlayerKind::Ntuple | PlayerKind::Expectimax)
+                .then_some(config.network.as_deref())
+                .flatten()
+                .map(|n| NetworkInfo {
+                    tuples: n.tuples().to_vec(),
+                    element: n.element(),
+                    training_games: n.games(),
+                }),
             threads: rayon::current_num_threads(),
             score: ScoreStats {
                 mean,
@@ -373,6 +607,8 @@ mod tests {
             seed,
             rollouts: 8,
             objective: Objective::Score,
+            network: None,
+            depth: 1,
         }
     }
 
@@ -522,5 +758,85 @@ mod tests {
         assert_eq!(json["reach"]["2048"], 0.25);
         assert_eq!(json["player"], "random");
         assert!(json.get("rollouts_per_s").is_none());
+    }
+
+    fn network_games(
+        player: PlayerKind,
+        depth: u32,
+        games: u32,
+        seed: u64,
+        threads: usize,
+    ) -> Vec<(Board, u64, u32)> {
+        let config = PlayConfig {
+            player,
+            games,
+            seed,
+            network: Some(crate::game2048::train::tests::trained_small()),
+            depth,
+            ..config(player, games, seed)
+        };
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| play_batch(&config, &mut CpuEngine, &|_| {}).unwrap())
+            .games
+            .iter()
+            .map(|g| (g.board, g.score, g.moves))
+            .collect()
+    }
+
+    fn mean(games: &[(Board, u64, u32)]) -> f64 {
+        games.iter().map(|g| g.1 as f64).sum::<f64>() / games.len() as f64
+    }
+
+    #[test]
+    fn network_players_play_full_games_independent_of_threads() {
+        let greedy = network_games(PlayerKind::Ntuple, 1, 24, 8, 1);
+        assert_eq!(greedy, network_games(PlayerKind::Ntuple, 1, 24, 8, 3));
+        assert!(greedy.iter().all(|&(b, _, m)| b.is_game_over() && m > 0));
+        // Depth 1 is exactly the greedy player.
+        assert_eq!(greedy, network_games(PlayerKind::Expectimax, 1, 24, 8, 2));
+        let deep = network_games(PlayerKind::Expectimax, 2, 6, 8, 1);
+        assert_eq!(deep, network_games(PlayerKind::Expectimax, 2, 6, 8, 2));
+        assert!(deep.iter().all(|&(b, _, _)| b.is_game_over()));
+    }
+
+    #[test]
+    fn expectimax_depth_2_beats_greedy_on_the_same_games() {
+        // The same 16 games (same spawns streams) at depth 1 and 2: a deterministic comparison.
+        let greedy = network_games(PlayerKind::Ntuple, 1, 16, 21, 2);
+        let deep = network_games(PlayerKind::Expectimax, 2, 16, 21, 2);
+        assert!(
+            mean(&deep) >= mean(&greedy),
+            "depth 2 {} greedy {}",
+            mean(&deep),
+            mean(&greedy)
+        );
+    }
+
+    #[test]
+    fn expectimax_chance_nodes_average_the_spawns() {
+        // A network valuing every board at 0: depth 2 values a move by its points plus the
+        // expected points of the best reply, computed here by hand.
+        let net = Network::new(vec![vec![0]]).unwrap();
+        let b: Board = "2 2 0 0 / 0 0 0 0 / 0 0 0 0 / 0 0 0 0".parse().unwrap();
+        let mut search = Expectimax::new(&net);
+        let (dir, m, v) = search.best_move(b, 2).unwrap();
+        assert_eq!((dir, m.score), (Dir::Right, 4));
+        // After "right" the board is a 4 at cell 3; the spawn lands on one of 15 empty cells. A
+        // 4 spawned in its row or column (cells 0, 1, 2, 7, 11, 15) merges with it for 8
+        // points; a 2 never merges.
+        let expected = 4.0 + 6.0 * 0.1 * 8.0 / 15.0;
+        assert!((v - expected).abs() < 1e-5, "{v} vs {expected}");
+        assert!(search.evaluated >= 3);
+        let over: Board = "2 4 2 4 / 4 2 4 2 / 2 4 2 4 / 4 2 4 2".parse().unwrap();
+        assert!(search.best_move(over, 3).is_none());
+    }
+
+    #[test]
+    fn network_players_need_a_network() {
+        let c = config(PlayerKind::Ntuple, 2, 0);
+        assert!(play_batch(&c, &mut CpuEngine, &|_| {}).is_err());
     }
 }

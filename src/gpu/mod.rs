@@ -2,6 +2,7 @@
 //! composition, error capture, and buffer helpers.
 
 pub mod bearoff;
+pub mod ntuple;
 pub mod rollout;
 pub mod shaders;
 

@@ -37,6 +37,8 @@ pub const PHILOX_CHECK: Kernel = Kernel {
     parts: &[PHILOX, include_str!("../../shaders/philox_check.wgsl")],
 };
 
+/// The 21 dice rolls: `shaders/common/rolls.wgsl`, twin of `crate::bearoff::moves::ROLLS`.
+pub const ROLLS: &str = include_str!("../../shaders/common/rolls.wgsl");
 /// Bearoff positions, unranking and single-die moves: `shaders/common/bearoff.wgsl`, twin of
 /// `crate::bearoff::position` and `crate::bearoff::moves`.
 pub const BEAROFF: &str = include_str!("../../shaders/common/bearoff.wgsl");
@@ -45,6 +47,7 @@ pub const BEAROFF: &str = include_str!("../../shaders/common/bearoff.wgsl");
 pub const BEAROFF_ONE_SIDED: Kernel = Kernel {
     name: "bearoff_one_sided",
     parts: &[
+        ROLLS,
         BEAROFF,
         include_str!("../../shaders/bearoff_one_sided.wgsl"),
     ],
@@ -53,7 +56,13 @@ pub const BEAROFF_ONE_SIDED: Kernel = Kernel {
 /// One level of the two-sided bearoff sweep (f64); twin of `crate::bearoff::two_sided`.
 pub const BEAROFF_TWO_SIDED: Kernel = Kernel {
     name: "bearoff_two_sided",
-    parts: &[include_str!("../../shaders/bearoff_two_sided.wgsl")],
+    parts: &[ROLLS, include_str!("../../shaders/bearoff_two_sided.wgsl")],
+};
+
+/// Bulk n-tuple network values; twin of `crate::game2048::ntuple::Network::value`.
+pub const NTUPLE_VALUE: Kernel = Kernel {
+    name: "ntuple_value",
+    parts: &[include_str!("../../shaders/ntuple_value.wgsl")],
 };
 
 /// Every kernel, for validation.
@@ -62,6 +71,7 @@ pub const ALL: &[Kernel] = &[
     PHILOX_CHECK,
     BEAROFF_ONE_SIDED,
     BEAROFF_TWO_SIDED,
+    NTUPLE_VALUE,
 ];
 
 #[cfg(test)]
