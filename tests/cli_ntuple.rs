@@ -295,13 +295,13 @@ fn bad_weights_and_settings_exit_2_naming_the_problem() {
                 "2048",
                 "play",
                 "--player",
-                "ntuple",
+                "expectimax",
                 "--weights",
                 &net,
                 "--backend",
                 "gpu",
             ],
-            "GPU n-tuple lookup kernel is not built yet",
+            "expectimax runs on CPU threads",
         ),
         (
             &[
@@ -391,4 +391,42 @@ fn bad_weights_and_settings_exit_2_naming_the_problem() {
     // The refused runs left the network as it was.
     assert_eq!(std::fs::read(&net).unwrap(), bytes);
     assert!(!Path::new(&dir.file("x.bin")).exists());
+}
+
+#[test]
+fn greedy_play_with_gpu_lookups_matches_the_cpu() {
+    if rollsim::gpu::test_gpu("greedy_play_with_gpu_lookups_matches_the_cpu").is_none() {
+        return;
+    }
+    let dir = TempDir::new("ntuple-gpu");
+    let net = dir.file("net.bin");
+    train_small(&net, "200", &[]);
+    let play = |backend: &str| {
+        let out = rollsim(&[
+            "2048",
+            "play",
+            "--player",
+            "ntuple",
+            "--weights",
+            &net,
+            "--games",
+            "8",
+            "--seed",
+            "3",
+            "--backend",
+            backend,
+            "--json",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let (g, c) = (play("gpu"), play("cpu"));
+    assert_eq!(g["backend"], "gpu");
+    assert!(g["adapter"].is_string());
+    assert_eq!(g["score"], c["score"]);
+    assert_eq!(g["moves_per_game"], c["moves_per_game"]);
 }

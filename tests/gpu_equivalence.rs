@@ -119,3 +119,41 @@ fn games_with_huge_tiles_play_identically() {
     };
     assert_eq!(play(&mut gpu), play(&mut CpuEngine));
 }
+
+#[test]
+fn greedy_network_games_are_identical_with_gpu_lookups() {
+    use rollsim::game2048::ntuple::{Network, small_tuples};
+    use rollsim::game2048::play::play_greedy_lockstep;
+    use rollsim::gpu::ntuple::GpuNetwork;
+    use rollsim::rng::Stream;
+    use std::sync::Arc;
+    let Some(gpu) = test_gpu("greedy_network_games_are_identical_with_gpu_lookups") else {
+        return;
+    };
+    // A network with random weights: arbitrary, but every move choice depends on them.
+    let mut net = Network::new(small_tuples()).unwrap();
+    let mut rng = Stream::new(8, [8, 8, 8]);
+    for i in 0..net.len() {
+        net.set_weight(i, (f64::from(rng.next_u32()) / 1e7) as f32);
+    }
+    let net = Arc::new(net);
+    let config = PlayConfig {
+        player: PlayerKind::Ntuple,
+        games: 12,
+        seed: 4,
+        rollouts: 1,
+        objective: Objective::Score,
+        network: Some(net.clone()),
+        depth: 1,
+    };
+    let cpu = outcome(&mut CpuEngine, &config);
+    let mut lookups = GpuNetwork::new(gpu, &net).unwrap();
+    let gpu_games = play_greedy_lockstep(&config, &mut |b| Ok(lookups.values(b)?), &|_| {})
+        .unwrap()
+        .games
+        .iter()
+        .map(|g| (g.board.raw, g.score, g.moves))
+        .collect::<Vec<_>>();
+    assert_eq!(gpu_games, cpu);
+    assert!(cpu.iter().any(|&(_, _, moves)| moves > 50));
+}

@@ -8,13 +8,16 @@ use serde::Serialize;
 
 use super::{ComputeArgs, input_error, print_json, progress_bar};
 use crate::game2048::ntuple::{small_tuples, standard_tuples};
-use crate::game2048::play::{Candidate, best_candidate, evaluate_games, play_batch};
+use crate::game2048::play::{
+    Candidate, best_candidate, evaluate_games, play_batch, play_greedy_lockstep,
+};
 use crate::game2048::train::{BlockStats, TrainConfig, train};
 use crate::game2048::{
     Board, Element, Game, Network, NetworkError, Objective, PlayConfig, PlayerKind, Report,
 };
-use crate::gpu::Backend;
+use crate::gpu::ntuple::GpuNetwork;
 use crate::gpu::rollout::rollout_engine;
+use crate::gpu::{Backend, Gpu};
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
@@ -183,11 +186,11 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
     if a.depth.is_some() && a.player != PlayerKind::Expectimax {
         return Err(input_error("--depth is for --player expectimax"));
     }
-    if uses_network && a.compute.backend == Backend::Gpu {
-        return Err(input_error(format!(
-            "--player {player} runs on the CPU for now: the GPU n-tuple lookup kernel is not \
-             built yet (use --backend cpu or auto)"
-        )));
+    if a.player == PlayerKind::Expectimax && a.compute.backend == Backend::Gpu {
+        return Err(input_error(
+            "--player expectimax runs on CPU threads; the GPU lookup kernel serves --player \
+             ntuple (use --backend cpu or auto)",
+        ));
     }
     a.compute.init_threads()?;
     let network = match &a.weights {
@@ -212,9 +215,28 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
         }
     };
     let bar = progress_bar(u64::from(a.games), "games", a.quiet);
-    let played = play_batch(&config, engine.as_mut(), &|n| bar.inc(n))?;
+    // The greedy network player on a GPU: all games in flight, one lookup dispatch per step.
+    let gpu = match (a.player, &config.network) {
+        (PlayerKind::Ntuple, Some(_)) => Gpu::for_backend(a.compute.backend)?,
+        _ => None,
+    };
+    let (played, backend, adapter) = match (gpu, &config.network) {
+        (Some(g), Some(net)) => {
+            let mut lookups = GpuNetwork::new(g, net)?;
+            let played =
+                play_greedy_lockstep(&config, &mut |boards| Ok(lookups.values(boards)?), &|n| {
+                    bar.inc(n)
+                })?;
+            (played, "gpu", Some(g.adapter.name.clone()))
+        }
+        _ => (
+            play_batch(&config, engine.as_mut(), &|n| bar.inc(n))?,
+            engine.backend(),
+            engine.adapter(),
+        ),
+    };
     bar.finish_and_clear();
-    let report = Report::new(&config, &played, engine.backend().into(), engine.adapter());
+    let report = Report::new(&config, &played, backend.into(), adapter);
     if a.json {
         return print_json(&report);
     }

@@ -225,42 +225,107 @@ pub struct PlayConfig {
 /// when no other move is legal. `None` when no move is legal.
 #[inline]
 pub fn greedy_move(net: &Network, board: Board) -> Option<(Dir, Moved, f32)> {
-    let t = tables();
-    let mut cands = [(
-        Dir::Up,
-        Moved {
+    let a = Afterstates::of(board);
+    let mut values = [0f32; 4];
+    net.values4(&a.boards[..a.len], &mut values);
+    a.pick(&values[..a.len])
+}
+
+/// A board's legal moves as a greedy network player sees them: the afterstates to evaluate, in
+/// [`Dir::ALL`] order, and the first move that would merge two 32768 tiles, if any.
+pub struct Afterstates {
+    pub moves: [(Dir, Moved); 4],
+    pub boards: [Board; 4],
+    pub len: usize,
+    pub overflow: Option<(Dir, Moved)>,
+}
+
+impl Afterstates {
+    #[inline]
+    pub fn of(board: Board) -> Afterstates {
+        let t = tables();
+        let none = Moved {
             board,
             score: 0,
             overflow: false,
-        },
-    ); 4];
-    let mut after = [Board::EMPTY; 4];
-    let mut n = 0;
-    let mut overflow = None;
-    for d in Dir::ALL {
-        let m = board.slide_with(t, d);
-        if m.board == board {
-            continue;
+        };
+        let mut a = Afterstates {
+            moves: [(Dir::Up, none); 4],
+            boards: [Board::EMPTY; 4],
+            len: 0,
+            overflow: None,
+        };
+        for d in Dir::ALL {
+            let m = board.slide_with(t, d);
+            if m.board == board {
+                continue;
+            }
+            if m.overflow {
+                a.overflow = a.overflow.or(Some((d, m)));
+                continue;
+            }
+            a.moves[a.len] = (d, m);
+            a.boards[a.len] = m.board;
+            a.len += 1;
         }
-        if m.overflow {
-            overflow = overflow.or(Some((d, m, f32::NEG_INFINITY)));
-            continue;
-        }
-        cands[n] = (d, m);
-        after[n] = m.board;
-        n += 1;
+        a
     }
-    let mut values = [0f32; 4];
-    net.values4(&after[..n], &mut values);
-    let mut best: Option<(Dir, Moved, f32)> = None;
-    for k in 0..n {
-        let (d, m) = cands[k];
-        let v = m.score as f32 + values[k];
-        if best.is_none_or(|(_, _, b)| v > b) {
-            best = Some((d, m, v));
+
+    /// The greedy choice given the afterstates' `values` (see [`greedy_move`]).
+    #[inline]
+    pub fn pick(&self, values: &[f32]) -> Option<(Dir, Moved, f32)> {
+        let mut best: Option<(Dir, Moved, f32)> = None;
+        for (&(d, m), &value) in self.moves[..self.len].iter().zip(values) {
+            let v = m.score as f32 + value;
+            if best.is_none_or(|(_, _, b)| v > b) {
+                best = Some((d, m, v));
+            }
         }
+        best.or(self.overflow.map(|(d, m)| (d, m, f32::NEG_INFINITY)))
     }
-    best.or(overflow)
+}
+
+/// The greedy network player with every running game's afterstates valued in one call to
+/// `values` per step (the GPU lookup kernel): the same moves as [`greedy_move`] whenever
+/// `values` returns [`Network::value`]'s values.
+pub fn play_greedy_lockstep(
+    config: &PlayConfig,
+    values: &mut dyn FnMut(&[Board]) -> anyhow::Result<Vec<f32>>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> anyhow::Result<Played> {
+    let start = Instant::now();
+    let mut games: Vec<Game> = (0..config.games)
+        .map(|i| Game::new(config.seed, i))
+        .collect();
+    let mut running: Vec<usize> = (0..games.len()).collect();
+    while !running.is_empty() {
+        let after: Vec<Afterstates> = running
+            .iter()
+            .map(|&i| Afterstates::of(games[i].board))
+            .collect();
+        let boards: Vec<Board> = after
+            .iter()
+            .flat_map(|a| a.boards[..a.len].to_vec())
+            .collect();
+        let v = values(&boards)?;
+        let mut at = 0;
+        for (&i, a) in running.iter().zip(&after) {
+            let g = &mut games[i];
+            match a.pick(&v[at..at + a.len]) {
+                Some((_, m, _)) => g.play(m),
+                None => g.state = GameState::Over,
+            }
+            at += a.len;
+        }
+        let before = running.len();
+        running.retain(|&i| games[i].is_running());
+        progress((before - running.len()) as u64);
+    }
+    Ok(Played {
+        games,
+        rollouts: 0,
+        seconds: start.elapsed().as_secs_f64(),
+    })
 }
 
 /// A multiply-shift hasher for board keys: the transposition table's keys are already

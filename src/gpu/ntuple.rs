@@ -10,7 +10,7 @@ use wgpu::util::DeviceExt;
 
 use super::{Gpu, GpuError, dynamic, grid, layout_entry, shaders, whole};
 use crate::game2048::Board;
-use crate::game2048::ntuple::{Element, Network, to_f16};
+use crate::game2048::ntuple::{Element, Network};
 
 /// Words per weight binding: 128 MiB.
 const CHUNK_WORDS: usize = 1 << 25;
@@ -57,20 +57,12 @@ pub struct GpuNetwork {
 /// The network's weights as the kernel reads them: f32 bits, or f16 bits two to a word (the
 /// even weight in the low half).
 fn weight_words(net: &Network) -> Vec<u32> {
-    let n = net.len();
     match net.element() {
-        Element::F32 => (0..n).map(|i| net.weight(i).to_bits()).collect(),
-        Element::F16 => (0..n.div_ceil(2))
-            .map(|p| {
-                let half = |i: usize| {
-                    if i < n {
-                        u32::from(to_f16(net.weight(i)).to_bits())
-                    } else {
-                        0
-                    }
-                };
-                half(2 * p) | half(2 * p + 1) << 16
-            })
+        Element::F32 => net.weights_f32().iter().map(|w| w.to_bits()).collect(),
+        Element::F16 => net
+            .weights_f16_bits()
+            .chunks(2)
+            .map(|p| u32::from(p[0]) | u32::from(p.get(1).copied().unwrap_or(0)) << 16)
             .collect(),
     }
 }
@@ -110,11 +102,19 @@ impl GpuNetwork {
                     })
             })
         };
-        let features = init("tuple features", bytemuck::cast_slice(&features), U::STORAGE)?;
+        let features = init(
+            "tuple features",
+            bytemuck::cast_slice(&features),
+            U::STORAGE,
+        )?;
         let mut weights = Vec::with_capacity(CHUNKS);
         for c in 0..CHUNKS {
             let part = words.chunks(CHUNK_WORDS).nth(c).unwrap_or(&[0]);
-            weights.push(init("network weights", bytemuck::cast_slice(part), U::STORAGE)?);
+            weights.push(init(
+                "network weights",
+                bytemuck::cast_slice(part),
+                U::STORAGE,
+            )?);
         }
         let read = B::Storage { read_only: true };
         let layout = gpu
@@ -182,7 +182,8 @@ impl GpuNetwork {
             .iter()
             .map(|b| [b.raw as u32, (b.raw >> 32) as u32])
             .collect();
-        g.queue.write_buffer(board_buf, 0, bytemuck::cast_slice(&raw));
+        g.queue
+            .write_buffer(board_buf, 0, bytemuck::cast_slice(&raw));
         let stride = g.limits.min_uniform_buffer_offset_alignment.max(16) as usize;
         let max_dim = g.limits.max_compute_workgroups_per_dimension;
         let mut params = vec![0u8; 256 * 64];
@@ -213,7 +214,12 @@ impl GpuNetwork {
                 whole(2, &self.features),
                 window(3, value_buf, 4 * start as u64),
             ];
-            entries.extend(self.weights.iter().enumerate().map(|(c, w)| whole(4 + c as u32, w)));
+            entries.extend(
+                self.weights
+                    .iter()
+                    .enumerate()
+                    .map(|(c, w)| whole(4 + c as u32, w)),
+            );
             let bind_group = g.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("ntuple_value"),
                 layout: &self.layout,
@@ -266,7 +272,11 @@ mod tests {
     /// The same f32 additions in the same order: equal to the last bit on lavapipe; the
     /// promise for any driver is a relative 1e-6.
     fn assert_values(gpu: &[f32], cpu: &[f32]) {
-        let same = gpu.iter().zip(cpu).filter(|(a, b)| a.to_bits() == b.to_bits()).count();
+        let same = gpu
+            .iter()
+            .zip(cpu)
+            .filter(|(a, b)| a.to_bits() == b.to_bits())
+            .count();
         eprintln!("{same} of {} values bit-identical", gpu.len());
         for (a, b) in gpu.iter().zip(cpu) {
             assert!((a - b).abs() <= 1e-6 * b.abs().max(1.0), "{a} vs {b}");
