@@ -159,6 +159,66 @@ pub fn bearoff_build(
     })
 }
 
+/// Boards to value in the lookup benchmark: positions reached by random play.
+pub fn sample_boards(count: usize) -> Vec<crate::game2048::Board> {
+    let roots = sample_roots(count.min(4096));
+    (0..count).map(|i| roots[i % roots.len()].board()).collect()
+}
+
+/// N-tuple value lookups on CPU threads: boards valued per second (each 32 weight lookups for
+/// the standard network), repeated for at least `min_seconds`.
+pub fn ntuple_lookups_cpu(
+    net: &crate::game2048::ntuple::Network,
+    boards: &[crate::game2048::Board],
+    min_seconds: f64,
+) -> Measurement {
+    let start = Instant::now();
+    let mut done = 0u64;
+    let mut sink = 0f32;
+    while start.elapsed().as_secs_f64() < min_seconds {
+        sink += boards.par_iter().map(|&b| net.value(b)).sum::<f32>();
+        done += boards.len() as u64;
+    }
+    std::hint::black_box(sink);
+    let secs = start.elapsed().as_secs_f64();
+    Measurement {
+        workload: format!("2048 ntuple lookups ({} features)", net.features()),
+        backend: "cpu".into(),
+        on: format!("{} threads", rayon::current_num_threads()),
+        figure: done as f64 / secs,
+        unit: "boards/s".into(),
+        extra: vec![],
+        seconds: secs,
+    }
+}
+
+/// The same on the GPU, end to end (upload, dispatch, readback).
+pub fn ntuple_lookups_gpu(
+    gpu: &'static crate::gpu::Gpu,
+    net: &crate::game2048::ntuple::Network,
+    boards: &[crate::game2048::Board],
+    min_seconds: f64,
+) -> anyhow::Result<Measurement> {
+    let mut g = crate::gpu::ntuple::GpuNetwork::new(gpu, net)?;
+    g.values(&boards[..boards.len().min(64)])?;
+    let start = Instant::now();
+    let mut done = 0u64;
+    while start.elapsed().as_secs_f64() < min_seconds {
+        std::hint::black_box(g.values(boards)?);
+        done += boards.len() as u64;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    Ok(Measurement {
+        workload: format!("2048 ntuple lookups ({} features)", net.features()),
+        backend: "gpu".into(),
+        on: gpu.adapter.name.clone(),
+        figure: done as f64 / secs,
+        unit: "boards/s".into(),
+        extra: vec![],
+        seconds: secs,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

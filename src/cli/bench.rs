@@ -6,8 +6,12 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::{ComputeArgs, print_json};
-use crate::bench::{Measurement, bearoff_build, random_playouts, rollouts, sample_roots};
+use crate::bench::{
+    Measurement, bearoff_build, ntuple_lookups_cpu, ntuple_lookups_gpu, random_playouts, rollouts,
+    sample_boards, sample_roots,
+};
 use crate::game2048::CpuEngine;
+use crate::game2048::ntuple::{Network, standard_tuples};
 use crate::gpu::rollout::GpuRolloutEngine;
 use crate::gpu::{Backend, Gpu};
 
@@ -110,6 +114,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         None => Gpu::for_backend(Backend::Gpu).ok().flatten(),
     };
     let mut kernel_seconds = None;
+    // The standard 4x6-tuple network (its weights do not change the lookup speed).
+    let network = Network::new(standard_tuples())?;
+    let boards = sample_boards(if a.quick { 1 << 16 } else { 1 << 18 });
     if a.backend != Some(Backend::Gpu) {
         for t in [1, threads] {
             let m = random_playouts(t, secs)?;
@@ -120,6 +127,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             }
         }
         let m = rollouts(&mut CpuEngine, &roots, n, secs)?;
+        note(&m);
+        out.push(m);
+        let m = ntuple_lookups_cpu(&network, &boards, secs);
         note(&m);
         out.push(m);
         for &(points, checkers, two) in bearoff_tables(a.quick) {
@@ -138,6 +148,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         let before = engine.gpu_seconds;
         let m = rollouts(&mut engine, &roots, n, secs)?;
         kernel_seconds = engine.gpu_seconds.zip(before).map(|(a, b)| a - b);
+        note(&m);
+        out.push(m);
+        let m = ntuple_lookups_gpu(g, &network, &boards, secs)?;
         note(&m);
         out.push(m);
         if g.f64 {
