@@ -298,19 +298,6 @@ fn bad_weights_and_settings_exit_2_naming_the_problem() {
                 "expectimax",
                 "--weights",
                 &net,
-                "--backend",
-                "gpu",
-            ],
-            "expectimax runs on CPU threads",
-        ),
-        (
-            &[
-                "2048",
-                "play",
-                "--player",
-                "expectimax",
-                "--weights",
-                &net,
                 "--depth",
                 "0",
             ],
@@ -401,22 +388,24 @@ fn greedy_play_with_gpu_lookups_matches_the_cpu() {
     let dir = TempDir::new("ntuple-gpu");
     let net = dir.file("net.bin");
     train_small(&net, "200", &[]);
-    let play = |backend: &str| {
-        let out = rollsim(&[
+    let play = |backend: &str, player: &str| {
+        let games = if player == "ntuple" { "8" } else { "2" };
+        let args = [
             "2048",
             "play",
             "--player",
-            "ntuple",
+            player,
             "--weights",
             &net,
             "--games",
-            "8",
+            games,
             "--seed",
             "3",
             "--backend",
             backend,
             "--json",
-        ]);
+        ];
+        let out = rollsim(&args);
         assert!(
             out.status.success(),
             "{}",
@@ -424,9 +413,13 @@ fn greedy_play_with_gpu_lookups_matches_the_cpu() {
         );
         serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
     };
-    let (g, c) = (play("gpu"), play("cpu"));
+    let (g, c) = (play("gpu", "ntuple"), play("cpu", "ntuple"));
     assert_eq!(g["backend"], "gpu");
     assert!(g["adapter"].is_string());
     assert_eq!(g["score"], c["score"]);
     assert_eq!(g["moves_per_game"], c["moves_per_game"]);
+    let (g, c) = (play("gpu", "expectimax"), play("cpu", "expectimax"));
+    assert_eq!(g["backend"], "gpu");
+    assert_eq!(g["depth"], 2);
+    assert_eq!(g["score"], c["score"]);
 }

@@ -9,7 +9,8 @@ use serde::Serialize;
 use super::{ComputeArgs, input_error, print_json, progress_bar};
 use crate::game2048::ntuple::{small_tuples, standard_tuples};
 use crate::game2048::play::{
-    Candidate, best_candidate, evaluate_games, play_batch, play_greedy_lockstep,
+    Candidate, best_candidate, evaluate_games, play_batch, play_expectimax_lockstep,
+    play_greedy_lockstep,
 };
 use crate::game2048::train::{BlockStats, TrainConfig, train};
 use crate::game2048::{
@@ -186,12 +187,6 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
     if a.depth.is_some() && a.player != PlayerKind::Expectimax {
         return Err(input_error("--depth is for --player expectimax"));
     }
-    if a.player == PlayerKind::Expectimax && a.compute.backend == Backend::Gpu {
-        return Err(input_error(
-            "--player expectimax runs on CPU threads; the GPU lookup kernel serves --player \
-             ntuple (use --backend cpu or auto)",
-        ));
-    }
     a.compute.init_threads()?;
     let network = match &a.weights {
         Some(path) if uses_network => Some(Arc::new(load_network(path, "--weights")?)),
@@ -215,18 +210,21 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
         }
     };
     let bar = progress_bar(u64::from(a.games), "games", a.quiet);
-    // The greedy network player on a GPU: all games in flight, one lookup dispatch per step.
-    let gpu = match (a.player, &config.network) {
-        (PlayerKind::Ntuple, Some(_)) => Gpu::for_backend(a.compute.backend)?,
-        _ => None,
+    // Network players on a GPU: all games in flight, one lookup dispatch per step for every
+    // afterstate (greedy) or every leaf (expectimax) they need.
+    let gpu = match &config.network {
+        Some(_) => Gpu::for_backend(a.compute.backend)?,
+        None => None,
     };
     let (played, backend, adapter) = match (gpu, &config.network) {
         (Some(g), Some(net)) => {
             let mut lookups = GpuNetwork::new(g, net)?;
-            let played =
-                play_greedy_lockstep(&config, &mut |boards| Ok(lookups.values(boards)?), &|n| {
-                    bar.inc(n)
-                })?;
+            let mut values = |boards: &[Board]| Ok(lookups.values(boards)?);
+            let played = if a.player == PlayerKind::Expectimax && config.depth > 1 {
+                play_expectimax_lockstep(&config, &mut values, &|n| bar.inc(n))?
+            } else {
+                play_greedy_lockstep(&config, &mut values, &|n| bar.inc(n))?
+            };
             (played, "gpu", Some(g.adapter.name.clone()))
         }
         _ => (

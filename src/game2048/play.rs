@@ -364,17 +364,78 @@ impl Hasher for BoardHasher {
 /// node is the network's value of the afterstate, so depth 1 is exactly the greedy player.
 /// Chance-node values are kept in a transposition table keyed by (afterstate, depth), cleared
 /// at every decision. All arithmetic is f32 in a fixed order: results depend only on the board.
-pub struct Expectimax<'a> {
-    net: &'a Network,
+pub struct Expectimax<L: Leaves> {
+    leaves: L,
     table: HashMap<(u64, u32), f32, BuildHasherDefault<BoardHasher>>,
     /// Chance nodes evaluated (not found in the table) since the searcher was made.
     pub evaluated: u64,
 }
 
-impl<'a> Expectimax<'a> {
-    pub fn new(net: &'a Network) -> Expectimax<'a> {
+/// Where expectimax gets the values of its leaves: the network itself, or (for batched
+/// evaluation, as on a GPU) a recorder of the leaves a search needs and then a table of their
+/// values. The search has no pruning, so which leaves it reads does not depend on their values,
+/// and a recorded search followed by a looked-up one plays exactly as a direct one.
+pub trait Leaves {
+    /// The value of an afterstate.
+    fn value(&mut self, after: Board) -> f32;
+    /// The greedy choice of a board whose afterstates are leaves (see [`greedy_move`]).
+    fn greedy(&mut self, board: Board) -> Option<(Dir, Moved, f32)>;
+}
+
+impl Leaves for &Network {
+    fn value(&mut self, after: Board) -> f32 {
+        Network::value(self, after)
+    }
+
+    fn greedy(&mut self, board: Board) -> Option<(Dir, Moved, f32)> {
+        greedy_move(self, board)
+    }
+}
+
+/// Records the leaves a search reads (their values read as 0).
+pub struct RecordLeaves<'s>(
+    pub &'s mut std::collections::HashSet<u64, BuildHasherDefault<BoardHasher>>,
+);
+
+impl Leaves for RecordLeaves<'_> {
+    fn value(&mut self, after: Board) -> f32 {
+        self.0.insert(after.raw);
+        0.0
+    }
+
+    fn greedy(&mut self, board: Board) -> Option<(Dir, Moved, f32)> {
+        let a = Afterstates::of(board);
+        self.0.extend(a.boards[..a.len].iter().map(|b| b.raw));
+        a.pick(&[0.0; 4][..a.len])
+    }
+}
+
+/// Reads leaf values from a table filled by a batched evaluation of recorded leaves.
+pub struct LookupLeaves<'m>(pub &'m HashMap<u64, f32, BuildHasherDefault<BoardHasher>>);
+
+impl Leaves for LookupLeaves<'_> {
+    fn value(&mut self, after: Board) -> f32 {
+        self.0[&after.raw]
+    }
+
+    fn greedy(&mut self, board: Board) -> Option<(Dir, Moved, f32)> {
+        let a = Afterstates::of(board);
+        let values: Vec<f32> = a.boards[..a.len].iter().map(|b| self.0[&b.raw]).collect();
+        a.pick(&values)
+    }
+}
+
+impl<'a> Expectimax<&'a Network> {
+    pub fn new(net: &'a Network) -> Self {
+        Expectimax::with(net)
+    }
+}
+
+impl<L: Leaves> Expectimax<L> {
+    /// A searcher reading its leaves from `leaves`.
+    pub fn with(leaves: L) -> Self {
         Expectimax {
-            net,
+            leaves,
             table: HashMap::default(),
             evaluated: 0,
         }
@@ -404,7 +465,7 @@ impl<'a> Expectimax<'a> {
 
     fn chance(&mut self, after: Board, depth: u32) -> f32 {
         if depth <= 1 {
-            return self.net.value(after);
+            return self.leaves.value(after);
         }
         if let Some(&v) = self.table.get(&(after.raw, depth)) {
             return v;
@@ -430,7 +491,7 @@ impl<'a> Expectimax<'a> {
         if depth <= 1 {
             // The greedy choice, its afterstates looked up together (prefetched); a move
             // that would overflow is no move here.
-            return match greedy_move(self.net, board) {
+            return match self.leaves.greedy(board) {
                 Some((_, m, v)) if !m.overflow => v,
                 _ => 0.0,
             };
@@ -451,6 +512,55 @@ impl<'a> Expectimax<'a> {
         }
         best
     }
+}
+
+/// The expectimax player with every running game's leaves valued in one call to `values` per
+/// step (the GPU lookup kernel): each game's search runs twice, first recording the leaves it
+/// reads, then reading their values; the same moves as [`Expectimax`] on the network whenever
+/// `values` returns [`Network::value`]'s values.
+pub fn play_expectimax_lockstep(
+    config: &PlayConfig,
+    values: &mut dyn FnMut(&[Board]) -> anyhow::Result<Vec<f32>>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> anyhow::Result<Played> {
+    let start = Instant::now();
+    let depth = config.depth.max(1);
+    let mut games: Vec<Game> = (0..config.games)
+        .map(|i| Game::new(config.seed, i))
+        .collect();
+    let mut running: Vec<usize> = (0..games.len()).collect();
+    while !running.is_empty() {
+        let leaves: Vec<u64> = {
+            let mut set = std::collections::HashSet::default();
+            for &i in &running {
+                Expectimax::with(RecordLeaves(&mut set)).best_move(games[i].board, depth);
+            }
+            set.into_iter().collect()
+        };
+        let boards: Vec<Board> = leaves.iter().map(|&r| Board::from_raw(r)).collect();
+        let v = values(&boards)?;
+        let table: HashMap<u64, f32, BuildHasherDefault<BoardHasher>> =
+            leaves.into_iter().zip(v).collect();
+        let choices: Vec<Option<(Dir, Moved, f32)>> = running
+            .par_iter()
+            .map(|&i| Expectimax::with(LookupLeaves(&table)).best_move(games[i].board, depth))
+            .collect();
+        for (&i, choice) in running.iter().zip(choices) {
+            let g = &mut games[i];
+            match choice {
+                Some((_, m, _)) => g.play(m),
+                None => g.state = GameState::Over,
+            }
+        }
+        let before = running.len();
+        running.retain(|&i| games[i].is_running());
+        progress((before - running.len()) as u64);
+    }
+    Ok(Played {
+        games,
+        rollouts: 0,
+        seconds: start.elapsed().as_secs_f64(),
+    })
 }
 
 /// Plays `g` to the end with the network: greedy at depth 1, expectimax deeper.
@@ -823,6 +933,43 @@ mod tests {
         assert_eq!(json["reach"]["2048"], 0.25);
         assert_eq!(json["player"], "random");
         assert!(json.get("rollouts_per_s").is_none());
+    }
+
+    /// The batched players (record the leaves, value them in one call, search again) play the
+    /// very games of the direct ones when the batch values are the network's, with one call
+    /// per step for all games in flight.
+    #[test]
+    fn batched_leaf_evaluation_plays_the_same_games() {
+        let net = crate::game2048::train::tests::trained_small();
+        let key = |p: Played| {
+            p.games
+                .iter()
+                .map(|g| (g.board, g.score, g.moves))
+                .collect::<Vec<_>>()
+        };
+        let calls = std::cell::Cell::new(0u32);
+        let mut values = |boards: &[Board]| {
+            calls.set(calls.get() + 1);
+            Ok(boards.iter().map(|&b| net.value(b)).collect())
+        };
+        // Every step plays a move in each running game; the last finds the last game over.
+        let steps = |games: &[(Board, u64, u32)]| games.iter().map(|g| g.2).max().unwrap() + 1;
+        let greedy = PlayConfig {
+            network: Some(net.clone()),
+            depth: 1,
+            ..config(PlayerKind::Ntuple, 6, 5)
+        };
+        let batched = key(play_greedy_lockstep(&greedy, &mut values, &|_| {}).unwrap());
+        assert_eq!(batched, network_games(PlayerKind::Ntuple, 1, 6, 5, 1));
+        assert_eq!(calls.replace(0), steps(&batched));
+        let deep = PlayConfig {
+            network: Some(net.clone()),
+            depth: 2,
+            ..config(PlayerKind::Expectimax, 4, 5)
+        };
+        let batched = key(play_expectimax_lockstep(&deep, &mut values, &|_| {}).unwrap());
+        assert_eq!(batched, network_games(PlayerKind::Expectimax, 2, 4, 5, 1));
+        assert_eq!(calls.get(), steps(&batched));
     }
 
     fn network_games(
