@@ -138,9 +138,24 @@ fn solve_loop_prints_checked_moves_and_stages() {
     assert_eq!(v["summary"]["boards"], 1);
     assert_eq!(v["summary"]["verified"], true);
     assert_eq!(v["summary"]["plan"], "loops");
-    let v = json(&["puzzle", "solve", "--board", ROSETTA, "--json", "--no-verify"]);
+    let v = json(&[
+        "puzzle",
+        "solve",
+        "--board",
+        ROSETTA,
+        "--json",
+        "--no-verify",
+    ]);
     assert_eq!(v["summary"]["verified"], false);
-    let v = json(&["puzzle", "solve", "--board", ROSETTA, "--json", "--no-verify", "--verify"]);
+    let v = json(&[
+        "puzzle",
+        "solve",
+        "--board",
+        ROSETTA,
+        "--json",
+        "--no-verify",
+        "--verify",
+    ]);
     assert_eq!(v["summary"]["verified"], true);
     // The goal needs no moves, in either plan.
     for plan in ["loops", "shortest"] {
