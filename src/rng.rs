@@ -43,6 +43,8 @@ pub enum StreamKind {
     Game = 1,
     /// One Monte Carlo rollout.
     Rollout = 2,
+    /// One random 15-puzzle board.
+    Puzzle = 3,
 }
 
 /// Largest move number a rollout stream can name: 26 bits of the last counter word.

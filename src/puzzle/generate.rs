@@ -14,14 +14,11 @@
 //! solvable ones, and every solvable board has probability exactly `2 / n!`.
 
 use super::board::Board;
-use crate::rng::Stream;
-
-/// The stream kind of puzzle boards: the top four bits of the last Philox counter word.
-pub const PUZZLE_STREAM_KIND: u32 = 3;
+use crate::rng::{Stream, StreamKind};
 
 /// The stream board `index` of `seed` is drawn from, for a board of `cells` cells.
 pub fn board_stream(seed: u64, index: u32, cells: u32) -> Stream {
-    Stream::new(seed, [index, 0, PUZZLE_STREAM_KIND << 28 | cells])
+    Stream::new(seed, [index, 0, (StreamKind::Puzzle as u32) << 28 | cells])
 }
 
 /// Board `index` of `seed`, `width` wide (3 or 4): uniform over the solvable boards.
