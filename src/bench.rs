@@ -56,7 +56,11 @@ pub fn random_playouts(threads: usize, min_seconds: f64) -> anyhow::Result<Measu
     }
     let secs = start.elapsed().as_secs_f64();
     Ok(Measurement {
-        workload: "2048 random playouts".into(),
+        workload: if threads == 1 {
+            "2048 random playouts, 1 thread".into()
+        } else {
+            "2048 random playouts, all threads".into()
+        },
         backend: "cpu".into(),
         on: format!("{threads} threads"),
         figure: moves as f64 / secs,

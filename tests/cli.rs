@@ -438,3 +438,53 @@ fn bearoff_gpu_build_is_identical_to_cpu() {
     ]);
     assert_eq!(std::fs::read(c).unwrap(), std::fs::read(g).unwrap());
 }
+
+#[test]
+fn bench_records_and_compares() {
+    let (a, b) = (tmp("bench-a.json"), tmp("bench-b.json"));
+    for f in [&a, &b] {
+        let out = rollsim(&[
+            "bench",
+            "--quick",
+            "--backend",
+            "cpu",
+            "--seconds",
+            "0.05",
+            "--out",
+            f.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let record: serde_json::Value = serde_json::from_slice(&std::fs::read(&a).unwrap()).unwrap();
+    for key in [
+        "rollsim_version",
+        "git_commit",
+        "cpu",
+        "cpu_threads",
+        "measurements",
+    ] {
+        assert!(record.get(key).is_some(), "{key}");
+    }
+    let csv = std::fs::read_to_string(a.with_extension("csv")).unwrap();
+    assert!(csv.starts_with("workload,backend,on,figure,unit"));
+    assert_eq!(
+        csv.lines().count(),
+        record["measurements"].as_array().unwrap().len() + 1
+    );
+    let cmp = json(&[
+        "bench",
+        "compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--json",
+    ]);
+    let rows = cmp.as_array().unwrap();
+    assert_eq!(rows.len(), record["measurements"].as_array().unwrap().len());
+    assert!(rows.iter().all(|r| r["speedup"].as_f64().unwrap() > 0.0));
+    let out = rollsim(&["bench", "compare", a.to_str().unwrap(), "/nonexistent.json"]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -16,7 +16,10 @@ use crate::gpu::rollout::GpuRolloutEngine;
 use crate::gpu::{Backend, Gpu};
 
 #[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Args {
+    #[command(subcommand)]
+    command: Option<Command>,
     /// A first look in well under a minute: shorter runs, smaller batches.
     #[arg(long)]
     quick: bool,
@@ -39,7 +42,8 @@ pub struct Args {
     /// Seconds per workload (default 5, 1 with --quick).
     #[arg(long)]
     seconds: Option<f64>,
-    /// Write the figures as JSON to this file (written to a temporary file, then renamed).
+    /// Write the figures with the machine description as JSON to this file, and as CSV beside
+    /// it (same name, .csv); each written to a temporary file, then renamed.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Print one JSON object on stdout instead of the table.
@@ -47,9 +51,26 @@ pub struct Args {
     json: bool,
 }
 
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    /// Compare two records written by `rollsim bench --out` (say, two machines, or before and
+    /// after a change): each workload's figures and the speed ratio NEW/OLD.
+    Compare {
+        old: PathBuf,
+        new: PathBuf,
+        /// Print one JSON object on stdout instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
 #[derive(Serialize)]
 struct BenchReport {
     rollsim_version: &'static str,
+    git_commit: &'static str,
+    os: String,
+    /// Seconds since 1970 when the run ended.
+    unix_time: u64,
     cpu: String,
     cpu_threads: usize,
     adapter: Option<crate::gpu::AdapterSummary>,
@@ -86,6 +107,9 @@ fn cpu_model() -> String {
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
+    if let Some(Command::Compare { old, new, json }) = &a.command {
+        return compare(old, new, *json);
+    }
     ComputeArgs {
         backend: Backend::Auto,
         threads: a.threads,
@@ -165,6 +189,11 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     }
     let report = BenchReport {
         rollsim_version: env!("CARGO_PKG_VERSION"),
+        git_commit: env!("ROLLSIM_GIT_COMMIT"),
+        os: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
+        unix_time: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
         cpu: cpu_model(),
         cpu_threads: threads,
         adapter: gpu.map(|g| g.adapter.clone()),
@@ -173,6 +202,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     };
     if let Some(path) = &a.out {
         write_atomically(path, &serde_json::to_vec_pretty(&report)?)?;
+        write_atomically(&path.with_extension("csv"), csv(&report).as_bytes())?;
     }
     if a.json {
         return print_json(&report);
@@ -232,6 +262,142 @@ fn print_table(r: &BenchReport) {
     if let Some(k) = r.gpu_kernel_seconds {
         println!("gpu kernel time (timestamp queries): {k:.3} s");
     }
+}
+
+/// The figures as CSV, one row per measurement, each with the machine description.
+fn csv(r: &BenchReport) -> String {
+    let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+    let (adapter, driver) = r
+        .adapter
+        .as_ref()
+        .map_or((String::new(), String::new()), |a| {
+            (a.name.clone(), format!("{} {}", a.driver, a.driver_info))
+        });
+    let mut out = String::from(
+        "workload,backend,on,figure,unit,seconds,also,cpu,cpu_threads,adapter,driver,rollsim_version,git_commit\n",
+    );
+    for m in &r.measurements {
+        let also: Vec<String> = m.extra.iter().map(|(u, v)| format!("{v} {u}")).collect();
+        let row = [
+            quote(&m.workload),
+            quote(&m.backend),
+            quote(&m.on),
+            m.figure.to_string(),
+            quote(&m.unit),
+            m.seconds.to_string(),
+            quote(&also.join("; ")),
+            quote(&r.cpu),
+            r.cpu_threads.to_string(),
+            quote(&adapter),
+            quote(&driver),
+            quote(r.rollsim_version),
+            quote(r.git_commit),
+        ];
+        out.push_str(&row.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// What `compare` reads of a record.
+#[derive(serde::Deserialize)]
+struct Saved {
+    #[serde(default)]
+    git_commit: Option<String>,
+    cpu: String,
+    #[serde(default)]
+    adapter: Option<serde_json::Value>,
+    measurements: Vec<SavedMeasurement>,
+}
+
+#[derive(serde::Deserialize)]
+struct SavedMeasurement {
+    workload: String,
+    backend: String,
+    figure: f64,
+    unit: String,
+}
+
+#[derive(Serialize)]
+struct Comparison {
+    workload: String,
+    backend: String,
+    unit: String,
+    old: f64,
+    new: f64,
+    /// NEW's speed over OLD's (for times, OLD/NEW): above 1 is faster.
+    speedup: f64,
+}
+
+fn load_record(path: &std::path::Path) -> anyhow::Result<Saved> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| super::input_error(format!("reading {}: {e}", path.display())))?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        super::input_error(format!(
+            "{} is not a record of `rollsim bench --out`: {e}",
+            path.display()
+        ))
+    })
+}
+
+fn compare(old: &std::path::Path, new: &std::path::Path, json: bool) -> anyhow::Result<()> {
+    let (a, b) = (load_record(old)?, load_record(new)?);
+    let rows: Vec<Comparison> =
+        b.measurements
+            .iter()
+            .filter_map(|n| {
+                let o = a.measurements.iter().find(|o| {
+                    o.workload == n.workload && o.backend == n.backend && o.unit == n.unit
+                })?;
+                let speedup = if n.unit == "s" {
+                    o.figure / n.figure
+                } else {
+                    n.figure / o.figure
+                };
+                Some(Comparison {
+                    workload: n.workload.clone(),
+                    backend: n.backend.clone(),
+                    unit: n.unit.clone(),
+                    old: o.figure,
+                    new: n.figure,
+                    speedup,
+                })
+            })
+            .collect();
+    if rows.is_empty() {
+        return Err(super::input_error(
+            "the two records have no workload in common",
+        ));
+    }
+    if json {
+        return print_json(&rows);
+    }
+    let describe = |s: &Saved| {
+        let gpu = s
+            .adapter
+            .as_ref()
+            .and_then(|a| a.get("name"))
+            .and_then(|n| n.as_str())
+            .unwrap_or("no GPU");
+        format!(
+            "{}, {gpu}, commit {}",
+            s.cpu,
+            s.git_commit.as_deref().unwrap_or("unknown")
+        )
+    };
+    println!("old: {} ({})", old.display(), describe(&a));
+    println!("new: {} ({})", new.display(), describe(&b));
+    println!(
+        "{:<36} {:<7} {:>14} {:>14} {:<11} speedup",
+        "workload", "backend", "old", "new", "unit"
+    );
+    for r in &rows {
+        println!(
+            "{:<36} {:<7} {:>14.3} {:>14.3} {:<11} {:.2}x",
+            r.workload, r.backend, r.old, r.new, r.unit, r.speedup
+        );
+    }
+    Ok(())
 }
 
 /// Writes `bytes` to a temporary file beside `path`, then renames it into place, so that an
