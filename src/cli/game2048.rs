@@ -6,6 +6,7 @@ use std::sync::Arc;
 use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use serde::Serialize;
 
+use super::experiment::{ExperimentArgs, MergeArgs};
 use super::{ComputeArgs, input_error, print_json, progress_bar};
 use crate::game2048::ntuple::{small_tuples, standard_tuples};
 use crate::game2048::play::{
@@ -30,6 +31,10 @@ pub enum Command {
     Eval(EvalArgs),
     /// Show a board in every text format, with its legal moves.
     Show(ShowArgs),
+    /// Rollout-count sweep of the mc player: resumable, shardable; or --report a results file.
+    Experiment(ExperimentArgs),
+    /// Merge the results files of an experiment's shards into one unsharded file.
+    Merge(MergeArgs),
 }
 
 #[derive(ClapArgs, Debug)]
@@ -155,6 +160,8 @@ pub fn run(c: Command) -> anyhow::Result<()> {
         Command::Train(a) => train_command(a),
         Command::Eval(a) => eval(a),
         Command::Show(a) => show(a),
+        Command::Experiment(a) => super::experiment::experiment(a),
+        Command::Merge(a) => super::experiment::merge(a),
     }
 }
 

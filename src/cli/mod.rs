@@ -6,6 +6,7 @@
 mod bearoff;
 mod bench;
 mod devices;
+mod experiment;
 mod game2048;
 mod puzzle;
 

@@ -1,6 +1,7 @@
 //! 2048: the bitboard engine, random streams for its spawns and moves, and the players.
 
 pub mod board;
+pub mod experiment;
 pub mod ntuple;
 pub mod play;
 pub mod rollout;

@@ -105,7 +105,7 @@ impl Game {
 }
 
 /// What a Monte Carlo player maximises.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum Objective {
     /// The move's own points plus the mean points of its rollouts.
@@ -623,22 +623,18 @@ pub fn play_batch(
             });
         }
         PlayerKind::Mc => {
-            let mut running: Vec<usize> = (0..games.len()).collect();
-            while !running.is_empty() {
-                let live: Vec<&Game> = running.iter().map(|&i| &games[i]).collect();
-                let candidates = evaluate_games(engine, config.seed, &live, config.rollouts)?;
-                for (&i, cands) in running.iter().zip(&candidates) {
-                    rollouts += cands.len() as u64 * u64::from(config.rollouts);
-                    let g = &mut games[i];
-                    match best_candidate(config.objective, cands) {
-                        Some(c) => g.play(c.moved),
-                        None => g.state = GameState::Over,
-                    }
-                }
-                let before = running.len();
-                running.retain(|&i| games[i].is_running());
-                progress((before - running.len()) as u64);
-            }
+            let indices: Vec<u32> = (0..config.games).collect();
+            (games, rollouts) = play_mc_games(
+                engine,
+                config.seed,
+                &indices,
+                config.rollouts,
+                config.objective,
+                &mut |finished| {
+                    progress(finished.len() as u64);
+                    Ok(())
+                },
+            )?;
         }
     }
     Ok(Played {
@@ -646,6 +642,48 @@ pub fn play_batch(
         rollouts,
         seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+/// The Monte Carlo player on the games numbered `indices` under `seed` (each exactly the game
+/// of that index in a full batch: its moves depend only on the seed, its index and `rollouts`,
+/// not on which other games share the batch), advanced in lockstep: every running game's
+/// candidates are evaluated in one engine call per step. After each step, `finished` gets the
+/// games that ended in it (if any). Returns the games, in `indices` order, and the rollouts
+/// played.
+pub fn play_mc_games(
+    engine: &mut dyn RolloutEngine,
+    seed: u64,
+    indices: &[u32],
+    rollouts: u32,
+    objective: Objective,
+    finished: &mut dyn FnMut(&[&Game]) -> anyhow::Result<()>,
+) -> anyhow::Result<(Vec<Game>, u64)> {
+    let mut games: Vec<Game> = indices.iter().map(|&i| Game::new(seed, i)).collect();
+    let mut played = 0u64;
+    let mut running: Vec<usize> = (0..games.len()).collect();
+    while !running.is_empty() {
+        let live: Vec<&Game> = running.iter().map(|&i| &games[i]).collect();
+        let candidates = evaluate_games(engine, seed, &live, rollouts)?;
+        for (&i, cands) in running.iter().zip(&candidates) {
+            played += cands.len() as u64 * u64::from(rollouts);
+            let g = &mut games[i];
+            match best_candidate(objective, cands) {
+                Some(c) => g.play(c.moved),
+                None => g.state = GameState::Over,
+            }
+        }
+        let ended: Vec<usize> = running
+            .iter()
+            .copied()
+            .filter(|&i| !games[i].is_running())
+            .collect();
+        running.retain(|&i| games[i].is_running());
+        if !ended.is_empty() {
+            let ended: Vec<&Game> = ended.iter().map(|&i| &games[i]).collect();
+            finished(&ended)?;
+        }
+    }
+    Ok((games, played))
 }
 
 /// Score statistics of a batch.
