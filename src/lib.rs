@@ -6,6 +6,7 @@
 pub mod bearoff;
 pub mod bench;
 pub mod cli;
+pub mod files;
 pub mod game2048;
 pub mod gpu;
 pub mod puzzle;

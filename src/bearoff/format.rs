@@ -67,14 +67,12 @@
 //! gnubg addresses these files with 32-bit `unsigned int` byte offsets, so the writers refuse
 //! a file over 4 GiB (and a compressed one whose offsets trip gnubg's 32-bit sanity check).
 
-use std::fs::{self, File};
 use std::io::{self, Write};
-use std::path::Path;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::one_sided::OneSided;
 use super::position::Space;
 use super::two_sided::TwoSided;
+use crate::files::CrcWriter;
 
 /// What can go wrong reading or writing a bearoff file.
 #[derive(Debug, thiserror::Error)]
@@ -589,24 +587,6 @@ fn check_one_sided(t: &OneSided) -> Result<()> {
     Ok(())
 }
 
-/// Passes writes through, keeping the CRC-32 of everything written.
-struct CrcWriter<W> {
-    inner: W,
-    crc: crc32fast::Hasher,
-}
-
-impl<W: Write> Write for CrcWriter<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.crc.update(&buf[..n]);
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
-}
-
 /// Writes per position its mean and then its `len` probabilities.
 fn write_block(out: &mut impl Write, mean: &[f64], len: usize, dist: &[f64]) -> io::Result<()> {
     let mut buf = Vec::with_capacity(8 * (len + 1));
@@ -675,10 +655,7 @@ pub fn write_rollsim(t: &Table, out: &mut impl Write) -> Result<()> {
     header.extend(format!("{description:DESCRIPTION$}").bytes());
     debug_assert_eq!(header.len(), HEADER);
 
-    let mut w = CrcWriter {
-        inner: io::BufWriter::with_capacity(1 << 16, out),
-        crc: crc32fast::Hasher::new(),
-    };
+    let mut w = CrcWriter::new(io::BufWriter::with_capacity(1 << 16, out));
     w.write_all(&header)?;
     match t {
         Table::One(o) => {
@@ -701,7 +678,7 @@ pub fn write_rollsim(t: &Table, out: &mut impl Write) -> Result<()> {
             }
         }
     }
-    let crc = w.crc.clone().finalize();
+    let crc = w.crc();
     w.inner.write_all(&crc.to_le_bytes())?;
     Ok(w.inner.flush()?)
 }
@@ -825,59 +802,10 @@ pub fn read_rollsim(bytes: &[u8]) -> Result<Table> {
 // ---------------------------------------------------------------------------------------------
 // Files
 
-/// Writes `path` through `write` so that it is never seen half written: into a new temporary
-/// file beside it, flushed and synced, then renamed over `path` (and, on Unix, the directory
-/// synced). On error the temporary file is removed and `path` is untouched.
-pub fn write_file_atomically(
-    path: &Path,
-    write: impl FnOnce(&mut io::BufWriter<File>) -> Result<()>,
-) -> Result<()> {
-    static SERIAL: AtomicU32 = AtomicU32::new(0);
-    let name = path.file_name().ok_or_else(|| {
-        io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("{} does not name a file", path.display()),
-        )
-    })?;
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let tmp = dir.join(format!(
-        ".{}.{}-{}.tmp",
-        name.to_string_lossy(),
-        std::process::id(),
-        SERIAL.fetch_add(1, Ordering::Relaxed)
-    ));
-    let result = write_and_rename(&tmp, path, write);
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    } else if cfg!(unix) {
-        // Best effort: make the rename itself durable.
-        if let Ok(d) = File::open(dir) {
-            let _ = d.sync_all();
-        }
-    }
-    result
-}
-
-fn write_and_rename(
-    tmp: &Path,
-    path: &Path,
-    write: impl FnOnce(&mut io::BufWriter<File>) -> Result<()>,
-) -> Result<()> {
-    let mut w = io::BufWriter::new(File::create_new(tmp)?);
-    write(&mut w)?;
-    let file = w.into_inner().map_err(io::IntoInnerError::into_error)?;
-    file.sync_all()?;
-    drop(file);
-    fs::rename(tmp, path)?;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
     use std::sync::OnceLock;
 
     /// The 15-checker, 6-point table with gammon distributions, built once.
@@ -955,7 +883,7 @@ mod tests {
             dist: t.dist.clone(),
             gammon: t.gammon.clone(),
         });
-        write_file_atomically(&path, |w| write_rollsim(&borrowed, w)).unwrap();
+        crate::files::write_atomically(&path, |w| write_rollsim(&borrowed, w)).unwrap();
         let bytes = fs::read(&path).unwrap();
         fs::remove_dir_all(&dir).unwrap();
         assert_eq!(&bytes[..8], b"RSBEAROF");
@@ -1084,29 +1012,6 @@ mod tests {
             Err(FormatError::Truncated { .. })
         ));
         assert!(format!("{}", read_rollsim(&b).unwrap_err()).starts_with("truncated: expected "));
-    }
-
-    #[test]
-    fn atomic_write_replaces_whole_or_not_at_all() {
-        let dir = std::env::temp_dir().join(format!("rollsim-atomic-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("t.bd");
-        fs::write(&path, b"old").unwrap();
-        let failed = write_file_atomically(&path, |w| {
-            w.write_all(b"new")?;
-            Err(FormatError::BadMagic)
-        });
-        assert!(matches!(failed, Err(FormatError::BadMagic)));
-        assert_eq!(fs::read(&path).unwrap(), b"old");
-        assert_eq!(
-            fs::read_dir(&dir).unwrap().count(),
-            1,
-            "temporary file left behind"
-        );
-        write_file_atomically(&path, |w| Ok(w.write_all(b"new")?)).unwrap();
-        assert_eq!(fs::read(&path).unwrap(), b"new");
-        assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -14,24 +14,11 @@ use rayon::prelude::*;
 
 use super::moves::{ROLLS, Unranked};
 use super::position::{Space, pips};
+use crate::files::prefetch;
 
 /// Positions per rayon task: a level of a small table is a few hundred positions of about a
 /// microsecond each, so finer tasks would cost more in scheduling than they save.
 pub(crate) const MIN_TASK: usize = 64;
-
-/// Asks the CPU to start loading `x`'s cache line. The sweeps know every successor they will
-/// read before reading any, and they are bound by memory latency, not arithmetic.
-#[inline(always)]
-fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint with no effect on memory or program state; the address is
-    // that of a live reference.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(x as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
-}
 
 /// The sweep's state for one position.
 #[derive(Clone, Copy, Debug, Default)]

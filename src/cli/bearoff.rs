@@ -10,11 +10,12 @@ use serde::Serialize;
 use super::{ComputeArgs, input_error, print_json, progress_bar};
 use crate::bearoff::format::{
     self, GnubgOneSided, Table, read_gnubg_one_sided, read_gnubg_two_sided, read_rollsim,
-    write_file_atomically, write_gnubg_one_sided, write_gnubg_two_sided, write_rollsim,
+    write_gnubg_one_sided, write_gnubg_two_sided, write_rollsim,
 };
 use crate::bearoff::one_sided::{PIPS_PER_ROLL, mean_sd, race_win_probability, solve};
 use crate::bearoff::two_sided::{TwoSided, cube_decision, cubeful_equities};
 use crate::bearoff::{OneSided, Space};
+use crate::files::write_atomically;
 use crate::gpu::bearoff::{solve_one_sided, solve_two_sided};
 use crate::gpu::{Backend, Gpu, GpuError};
 
@@ -169,7 +170,7 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
         (Table::One(t), n, if gpu.is_some() { "gpu" } else { "cpu" })
     };
     let seconds = start.elapsed().as_secs_f64();
-    write_file_atomically(&a.out, |w| match (&table, a.format) {
+    write_atomically(&a.out, |w| match (&table, a.format) {
         (t, Format::Rollsim) => write_rollsim(t, w),
         (Table::One(t), Format::Gnubg) => write_gnubg_one_sided(t, !a.uncompressed, gammon, w),
         (Table::Two(t), Format::Gnubg) => write_gnubg_two_sided(t, w),

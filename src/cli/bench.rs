@@ -10,6 +10,7 @@ use crate::bench::{
     Measurement, bearoff_build, ntuple_lookups_cpu, ntuple_lookups_gpu, random_playouts, rollouts,
     sample_boards, sample_roots,
 };
+use crate::files::write_atomically;
 use crate::game2048::CpuEngine;
 use crate::game2048::ntuple::{Network, standard_tuples};
 use crate::gpu::rollout::GpuRolloutEngine;
@@ -201,8 +202,11 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         measurements: out,
     };
     if let Some(path) = &a.out {
-        write_atomically(path, &serde_json::to_vec_pretty(&report)?)?;
-        write_atomically(&path.with_extension("csv"), csv(&report).as_bytes())?;
+        let json = serde_json::to_vec_pretty(&report)?;
+        write_atomically(path, |w| w.write_all(&json))?;
+        write_atomically(&path.with_extension("csv"), |w| {
+            w.write_all(csv(&report).as_bytes())
+        })?;
     }
     if a.json {
         return print_json(&report);
@@ -397,22 +401,5 @@ fn compare(old: &std::path::Path, new: &std::path::Path, json: bool) -> anyhow::
             r.workload, r.backend, r.old, r.new, r.unit, r.speedup
         );
     }
-    Ok(())
-}
-
-/// Writes `bytes` to a temporary file beside `path`, then renames it into place, so that an
-/// interrupted run never leaves a half-written file.
-pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
-    use anyhow::Context;
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
-    if let Some(d) = dir {
-        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
-    }
-    let tmp = path.with_extension("tmp");
-    let mut f =
-        std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))?;
     Ok(())
 }

@@ -298,22 +298,10 @@ fn parse_results(text: &str) -> anyhow::Result<ResultsFile> {
     })
 }
 
-/// Writes `contents` to `path` atomically: a temporary file beside it, synced, then renamed.
+/// Writes `contents` to `path` atomically (see [`crate::files::write_atomically`]).
 fn write_atomic(path: &Path, contents: &str) -> anyhow::Result<()> {
-    let mut tmp: PathBuf = path.to_path_buf();
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".tmp{}", std::process::id()));
-    tmp.set_file_name(name);
-    let write = || -> std::io::Result<()> {
-        let mut f = File::create(&tmp)?;
-        f.write_all(contents.as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    };
-    write().map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        anyhow::anyhow!("cannot write {}: {e}", path.display())
-    })
+    crate::files::write_atomically(path, |w| w.write_all(contents.as_bytes()))
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
 }
 
 /// A results file open for appending, with the games it already holds.

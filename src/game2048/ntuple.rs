@@ -48,6 +48,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use half::f16;
 
 use super::board::Board;
+use crate::files::{CrcWriter, prefetch};
 
 /// The most cells a tuple may have (16^6 = 16.7 M weights per tuple).
 pub const MAX_CELLS: usize = 6;
@@ -614,10 +615,7 @@ impl Network {
     /// Writes the network in the file format (see [`Network::save`]) with `element` weights.
     /// Fails, writing nothing past the header, on a weight that is not finite.
     pub fn write_to(&self, w: &mut impl Write, element: Element) -> Result<(), NetworkError> {
-        let mut w = CrcWriter {
-            inner: w,
-            crc: crc32fast::Hasher::new(),
-        };
+        let mut w = CrcWriter::new(w);
         if let Some(index) = (0..self.len()).find(|&i| !self.weight(i).is_finite()) {
             return Err(NetworkError::NotFinite {
                 index,
@@ -670,7 +668,7 @@ impl Network {
             w.write_all(&buf)?;
             start = end;
         }
-        let crc = w.crc.clone().finalize();
+        let crc = w.crc();
         w.inner.write_all(&crc.to_le_bytes())?;
         Ok(())
     }
@@ -691,7 +689,7 @@ impl Network {
     /// | 32 + 8 T | W x 4 or 2 | the weights, tuple by tuple, in feature index order |
     /// | end - 4 | 4 | CRC-32 (IEEE) of every byte before it |
     pub fn save(&self, path: &Path, element: Element) -> Result<(), NetworkError> {
-        crate::bearoff::format::write_file_atomically(path, |w| {
+        crate::files::write_atomically(path, |w| {
             self.write_to(w, element)
                 .map_err(|e| crate::bearoff::format::FormatError::Io(into_io(e)))
         })
@@ -849,19 +847,6 @@ impl Network {
     }
 }
 
-/// Asks the CPU to start loading `x`'s cache line.
-#[inline(always)]
-fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint with no effect on memory or program state; the address is
-    // that of a live reference.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(x as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
-}
-
 #[inline(always)]
 fn combine(p: [f32; 8]) -> f32 {
     ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]))
@@ -884,23 +869,6 @@ fn from_io(e: io::Error) -> NetworkError {
         }
     } else {
         NetworkError::Io(e)
-    }
-}
-
-struct CrcWriter<'a, W: Write> {
-    inner: &'a mut W,
-    crc: crc32fast::Hasher,
-}
-
-impl<W: Write> Write for CrcWriter<'_, W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.crc.update(&buf[..n]);
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
     }
 }
 

@@ -31,7 +31,7 @@
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU16, Ordering};
 
 use rayon::prelude::*;
 
@@ -340,33 +340,9 @@ impl PatternDb {
         })
     }
 
-    /// Writes the database to `path` atomically: a temporary file beside it, synced, renamed.
+    /// Writes the database to `path` atomically (see [`crate::files::write_atomically`]).
     pub fn save(&self, path: &Path) -> io::Result<()> {
-        static SERIAL: AtomicU32 = AtomicU32::new(0);
-        let dir = path
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        fs::create_dir_all(dir)?;
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-        let tmp = dir.join(format!(
-            ".{}.{}-{}.tmp",
-            name.unwrap_or_default(),
-            std::process::id(),
-            SERIAL.fetch_add(1, Ordering::Relaxed)
-        ));
-        let result = (|| {
-            let mut w = io::BufWriter::new(fs::File::create_new(&tmp)?);
-            self.write_to(&mut w)?;
-            let file = w.into_inner().map_err(io::IntoInnerError::into_error)?;
-            file.sync_all()?;
-            drop(file);
-            fs::rename(&tmp, path)
-        })();
-        if result.is_err() {
-            let _ = fs::remove_file(&tmp);
-        }
-        result
+        crate::files::write_atomically(path, |w| self.write_to(w))
     }
 }
 

@@ -1,0 +1,132 @@
+//! Files as every rollsim format writes them: atomically, and with a CRC-32 of their contents.
+
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Writes `path` through `write` so that it is never seen half written: into a new temporary
+/// file beside it (its directory created if missing), flushed and synced, then renamed over
+/// `path` (and, on Unix, the directory synced). On error the temporary file is removed and
+/// `path` is untouched.
+pub fn write_atomically<E: From<io::Error>>(
+    path: &Path,
+    write: impl FnOnce(&mut io::BufWriter<File>) -> Result<(), E>,
+) -> Result<(), E> {
+    static SERIAL: AtomicU32 = AtomicU32::new(0);
+    let name = path.file_name().ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} does not name a file", path.display()),
+        )
+    })?;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!(
+        ".{}.{}-{}.tmp",
+        name.to_string_lossy(),
+        std::process::id(),
+        SERIAL.fetch_add(1, Ordering::Relaxed)
+    ));
+    let result = write_and_rename(&tmp, path, write);
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    } else if cfg!(unix) {
+        // Best effort: make the rename itself durable.
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+    result
+}
+
+fn write_and_rename<E: From<io::Error>>(
+    tmp: &Path,
+    path: &Path,
+    write: impl FnOnce(&mut io::BufWriter<File>) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut w = io::BufWriter::new(File::create_new(tmp)?);
+    write(&mut w)?;
+    let file = w.into_inner().map_err(io::IntoInnerError::into_error)?;
+    file.sync_all()?;
+    drop(file);
+    fs::rename(tmp, path)?;
+    Ok(())
+}
+
+/// Passes writes through, keeping the CRC-32 (IEEE, as `crc32fast`) of everything written.
+pub struct CrcWriter<W> {
+    pub inner: W,
+    crc: crc32fast::Hasher,
+}
+
+impl<W: Write> CrcWriter<W> {
+    pub fn new(inner: W) -> Self {
+        CrcWriter {
+            inner,
+            crc: crc32fast::Hasher::new(),
+        }
+    }
+
+    /// The CRC-32 of what was written so far.
+    pub fn crc(&self) -> u32 {
+        self.crc.clone().finalize()
+    }
+}
+
+impl<W: Write> Write for CrcWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.crc.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Asks the CPU to start loading `x`'s cache line: for sweeps that know the addresses they will
+/// read before reading them, and are bound by memory latency.
+#[inline(always)]
+pub fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint with no effect on memory or program state; the address is
+    // that of a live reference.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(x as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failed_writes_leave_the_target_and_no_temporary_file() {
+        let dir = std::env::temp_dir().join(format!("rollsim-files-{}", std::process::id()));
+        let path = dir.join("sub").join("f.bin");
+        write_atomically(&path, |w| w.write_all(b"old")).unwrap();
+        let failed: io::Result<()> = write_atomically(&path, |w| {
+            w.write_all(b"partial")?;
+            Err(io::Error::other("interrupted"))
+        });
+        assert!(failed.is_err());
+        assert_eq!(fs::read(&path).unwrap(), b"old");
+        assert_eq!(fs::read_dir(dir.join("sub")).unwrap().count(), 1);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn crc_of_what_was_written() {
+        let mut w = CrcWriter::new(Vec::new());
+        w.write_all(b"123456789").unwrap();
+        assert_eq!(w.crc(), 0xCBF4_3926, "the CRC-32 check value");
+        assert_eq!(w.inner, b"123456789");
+    }
+}
