@@ -7,7 +7,6 @@
 //! back; the chains stay on the GPU.
 
 use bytemuck::{Pod, Zeroable};
-use wgpu::util::DeviceExt;
 
 use super::{Gpu, GpuError, dynamic, grid, layout_entry, shaders, whole};
 use crate::bearoff::Space;
@@ -96,21 +95,11 @@ fn sweep<P: Pod>(
             .copy_from_slice(bytemuck::bytes_of(&p));
         shapes.push((x, y));
     }
-    let init = |label: &str, contents: &[u8], usage: U| {
-        gpu.scoped(&format!("allocating {label}"), || {
-            gpu.device
-                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some(label),
-                    contents,
-                    usage,
-                })
-        })
-    };
-    let params_buf = init("level params", &param_bytes, U::UNIFORM)?;
+    let params_buf = gpu.buffer_with("level params", &param_bytes, U::UNIFORM)?;
     let mut buffers = Vec::with_capacity(bindings.len());
     for b in bindings {
         buffers.push(match b.data {
-            Data::Init(d) => init(b.label, d, U::STORAGE)?,
+            Data::Init(d) => gpu.buffer_with(b.label, d, U::STORAGE)?,
             Data::Zeroed(size) => gpu.buffer(b.label, size, U::STORAGE | U::COPY_SRC)?,
         });
     }

@@ -322,15 +322,20 @@ impl Gpu {
         Ok(out)
     }
 
-    /// A storage buffer holding `data`.
-    pub fn storage_with(&self, label: &str, data: &[u8]) -> Result<wgpu::Buffer, GpuError> {
+    /// A buffer holding `data`.
+    pub fn buffer_with(
+        &self,
+        label: &str,
+        data: &[u8],
+        usage: wgpu::BufferUsages,
+    ) -> Result<wgpu::Buffer, GpuError> {
         use wgpu::util::DeviceExt;
         self.scoped(&format!("allocating {label}"), || {
             self.device
                 .create_buffer_init(&wgpu::util::BufferInitDescriptor {
                     label: Some(label),
                     contents: data,
-                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                    usage,
                 })
         })
     }

@@ -6,7 +6,6 @@
 //! call uploads the boards, runs one dispatch per batch and reads back one f32 per board.
 
 use bytemuck::{Pod, Zeroable};
-use wgpu::util::DeviceExt;
 
 use super::{Gpu, GpuError, dynamic, grid, layout_entry, shaders, whole};
 use crate::game2048::Board;
@@ -92,17 +91,7 @@ impl GpuNetwork {
         }
         use wgpu::BufferBindingType as B;
         use wgpu::BufferUsages as U;
-        let init = |label: &str, contents: &[u8], usage: U| {
-            gpu.scoped(&format!("allocating {label}"), || {
-                gpu.device
-                    .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                        label: Some(label),
-                        contents,
-                        usage,
-                    })
-            })
-        };
-        let features = init(
+        let features = gpu.buffer_with(
             "tuple features",
             bytemuck::cast_slice(&features),
             U::STORAGE,
@@ -110,7 +99,7 @@ impl GpuNetwork {
         let mut weights = Vec::with_capacity(CHUNKS);
         for c in 0..CHUNKS {
             let part = words.chunks(CHUNK_WORDS).nth(c).unwrap_or(&[0]);
-            weights.push(init(
+            weights.push(gpu.buffer_with(
                 "network weights",
                 bytemuck::cast_slice(part),
                 U::STORAGE,

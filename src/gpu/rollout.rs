@@ -73,8 +73,16 @@ impl GpuRolloutEngine {
     pub fn new(gpu: &'static Gpu) -> Result<Self, GpuError> {
         use wgpu::BufferBindingType as B;
         let (lr, reward) = tables().gpu_row_tables();
-        let row_moves = gpu.storage_with("row_moves", bytemuck::cast_slice(&lr))?;
-        let row_reward = gpu.storage_with("row_reward", bytemuck::cast_slice(&reward))?;
+        let row_moves = gpu.buffer_with(
+            "row_moves",
+            bytemuck::cast_slice(&lr),
+            wgpu::BufferUsages::STORAGE,
+        )?;
+        let row_reward = gpu.buffer_with(
+            "row_reward",
+            bytemuck::cast_slice(&reward),
+            wgpu::BufferUsages::STORAGE,
+        )?;
         let layout = gpu
             .device
             .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {

@@ -132,7 +132,9 @@ mod tests {
             inputs.push(row);
         }
         let bytes: &[u8] = bytemuck::cast_slice(&inputs);
-        let input = g.storage_with("philox inputs", bytes).unwrap();
+        let input = g
+            .buffer_with("philox inputs", bytes, wgpu::BufferUsages::STORAGE)
+            .unwrap();
         use wgpu::BufferUsages as U;
         let output = g
             .buffer(
