@@ -1,23 +1,8 @@
 //! The `rollsim` binary as a user runs it: output, JSON, exit codes, error messages.
 
-use std::process::{Command, Output};
+mod common;
 
-fn rollsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rollsim"))
-        .args(args)
-        .output()
-        .expect("run rollsim")
-}
-
-fn json(args: &[&str]) -> serde_json::Value {
-    let out = rollsim(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON object on stdout")
-}
+use common::*;
 
 fn gpu_available(test: &str) -> bool {
     rollsim::gpu::test_gpu(test).is_some()

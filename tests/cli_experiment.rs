@@ -2,15 +2,9 @@
 //! interrupted write, shards merged into the unsharded result, the report, and bad input
 //! refused with exit code 2. Tiny rollout counts keep each test to a second or so.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn rollsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rollsim"))
-        .args(args)
-        .output()
-        .expect("run rollsim")
-}
+use common::*;
 
 fn ok(args: &[&str]) -> String {
     let out = rollsim(args);
@@ -20,36 +14,6 @@ fn ok(args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
-}
-
-fn fails_2(args: &[&str], says: &str) {
-    let out = rollsim(args);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert!(err.contains(says), "{args:?}: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-}
-
-/// A fresh directory for one test's files, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("rollsim-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn file(&self, name: &str) -> String {
-        self.0.join(name).to_str().unwrap().to_string()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 fn experiment(out: &str, extra: &[&str]) -> String {
@@ -142,12 +106,12 @@ fn shards_merge_into_the_unsharded_result() {
     }
     // Incomplete (shard 2 of 4 holds game 2 only): names what is missing.
     let merged = dir.file("merged.jsonl");
-    fails_2(
+    assert_input_error(
         &["2048", "merge", &merged, &shards[0], &shards[1], &shards[3]],
         "2 of 12 games are missing (a shard not given, or not finished): game 2 at 2 rollouts, game 2 at 4 rollouts",
     );
     // Overlapping: refused.
-    fails_2(
+    assert_input_error(
         &["2048", "merge", &merged, &shards[0], &shards[0]],
         "shards overlap",
     );
@@ -170,7 +134,7 @@ fn shards_merge_into_the_unsharded_result() {
         "--shard",
         "2/4",
     ]);
-    fails_2(
+    assert_input_error(
         &[
             "2048", "merge", &merged, &shards[0], &shards[1], &other, &shards[3],
         ],
@@ -275,7 +239,7 @@ fn bad_input_exits_2() {
     ] {
         let args = run(extra);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        fails_2(&args, says);
+        assert_input_error(&args, says);
     }
     // A results file of other parameters is refused, and left as it was.
     experiment(&file, &[]);
@@ -305,17 +269,17 @@ fn bad_input_exits_2() {
             "-q",
         ];
         args.extend_from_slice(extra);
-        fails_2(&args, "holds a different experiment");
+        assert_input_error(&args, "holds a different experiment");
     }
     assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
     // Not a results file.
     let junk = dir.file("junk.txt");
     std::fs::write(&junk, "hello\n").unwrap();
-    fails_2(
+    assert_input_error(
         &["2048", "experiment", "--report", &junk],
         "not an experiment header",
     );
-    fails_2(
+    assert_input_error(
         &[
             "2048",
             "experiment",

@@ -1,47 +1,11 @@
 //! `rollsim 2048 train` and the n-tuple players as a user runs them: a small network trained,
 //! resumed and played, and every kind of bad input refused with exit code 2.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn rollsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rollsim"))
-        .args(args)
-        .output()
-        .expect("run rollsim")
-}
+use std::path::Path;
 
-fn json(args: &[&str]) -> serde_json::Value {
-    let out = rollsim(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON object on stdout")
-}
-
-/// A fresh directory for one test's files, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("rollsim-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn file(&self, name: &str) -> String {
-        self.0.join(name).to_str().unwrap().to_string()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use common::*;
 
 fn train_small(out: &str, games: &str, extra: &[&str]) -> serde_json::Value {
     let mut args = vec![
@@ -207,14 +171,6 @@ fn resumed_training_continues_the_same_run_exactly() {
         .collect();
     names.sort();
     assert_eq!(names, ["a.bin", "b.bin", "c.bin", "h.bin", "h2.bin"]);
-}
-
-fn assert_input_error(args: &[&str], says: &str) {
-    let out = rollsim(args);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert!(err.contains(says), "{args:?}: {err}");
-    assert!(!err.contains("panicked"), "{err}");
 }
 
 #[test]

@@ -1,27 +1,13 @@
 //! `rollsim puzzle` as a user runs it: output, JSON, exit codes, error messages, the database
 //! cache.
 
+mod common;
+
 use std::path::PathBuf;
-use std::process::{Command, Output};
+
+use common::*;
 
 use rollsim::puzzle::{Board, parse_moves, verify};
-
-fn rollsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rollsim"))
-        .args(args)
-        .output()
-        .expect("run rollsim")
-}
-
-fn json(args: &[&str]) -> serde_json::Value {
-    let out = rollsim(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON object on stdout")
-}
 
 /// A fresh directory under the system's temporary directory.
 fn temp_dir(name: &str) -> PathBuf {
