@@ -297,35 +297,69 @@ pub fn play_greedy_lockstep(
     let mut games: Vec<Game> = (0..config.games)
         .map(|i| Game::new(config.seed, i))
         .collect();
-    let mut running: Vec<usize> = (0..games.len()).collect();
-    while !running.is_empty() {
-        let after: Vec<Afterstates> = running
-            .iter()
-            .map(|&i| Afterstates::of(games[i].board))
-            .collect();
+    let mut choose = |live: &[&Game]| {
+        let after: Vec<Afterstates> = live.iter().map(|g| Afterstates::of(g.board)).collect();
         let boards: Vec<Board> = after
             .iter()
             .flat_map(|a| a.boards[..a.len].to_vec())
             .collect();
         let v = values(&boards)?;
         let mut at = 0;
-        for (&i, a) in running.iter().zip(&after) {
-            let g = &mut games[i];
-            match a.pick(&v[at..at + a.len]) {
-                Some((_, m, _)) => g.play(m),
-                None => g.state = GameState::Over,
-            }
-            at += a.len;
-        }
-        let before = running.len();
-        running.retain(|&i| games[i].is_running());
-        progress((before - running.len()) as u64);
-    }
+        Ok(after
+            .iter()
+            .map(|a| {
+                let choice = a.pick(&v[at..at + a.len]).map(|(_, m, _)| m);
+                at += a.len;
+                choice
+            })
+            .collect())
+    };
+    lockstep(&mut games, &mut choose, &mut |ended| {
+        progress(ended.len() as u64);
+        Ok(())
+    })?;
     Ok(Played {
         games,
         rollouts: 0,
         seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+/// A batched player's step: the running games in, each one's move out (`None`: no legal move).
+pub type ChooseMoves<'a> = dyn FnMut(&[&Game]) -> anyhow::Result<Vec<Option<Moved>>> + 'a;
+
+/// Plays `games` in lockstep until every one is over: at each step `choose` gets the running
+/// games and returns each one's move (`None`: no legal move, the game is over), the moves are
+/// played, and `ended` hears of the games that ended. One implementation for every player that
+/// batches its evaluations across games.
+pub fn lockstep(
+    games: &mut [Game],
+    choose: &mut ChooseMoves,
+    ended: &mut dyn FnMut(&[&Game]) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut running: Vec<usize> = (0..games.len())
+        .filter(|&i| games[i].is_running())
+        .collect();
+    while !running.is_empty() {
+        let live: Vec<&Game> = running.iter().map(|&i| &games[i]).collect();
+        let moves = choose(&live)?;
+        for (&i, m) in running.iter().zip(moves) {
+            match m {
+                Some(m) => games[i].play(m),
+                None => games[i].state = GameState::Over,
+            }
+        }
+        let done: Vec<usize> = running
+            .iter()
+            .copied()
+            .filter(|&i| !games[i].is_running())
+            .collect();
+        running.retain(|&i| games[i].is_running());
+        if !done.is_empty() {
+            ended(&done.iter().map(|&i| &games[i]).collect::<Vec<_>>())?;
+        }
+    }
+    Ok(())
 }
 
 /// A multiply-shift hasher for board keys: the transposition table's keys are already
@@ -528,12 +562,11 @@ pub fn play_expectimax_lockstep(
     let mut games: Vec<Game> = (0..config.games)
         .map(|i| Game::new(config.seed, i))
         .collect();
-    let mut running: Vec<usize> = (0..games.len()).collect();
-    while !running.is_empty() {
+    let mut choose = |live: &[&Game]| {
         let leaves: Vec<u64> = {
             let mut set = std::collections::HashSet::default();
-            for &i in &running {
-                Expectimax::with(RecordLeaves(&mut set)).best_move(games[i].board, depth);
+            for g in live {
+                Expectimax::with(RecordLeaves(&mut set)).best_move(g.board, depth);
             }
             set.into_iter().collect()
         };
@@ -541,21 +574,19 @@ pub fn play_expectimax_lockstep(
         let v = values(&boards)?;
         let table: HashMap<u64, f32, BuildHasherDefault<BoardHasher>> =
             leaves.into_iter().zip(v).collect();
-        let choices: Vec<Option<(Dir, Moved, f32)>> = running
+        Ok(live
             .par_iter()
-            .map(|&i| Expectimax::with(LookupLeaves(&table)).best_move(games[i].board, depth))
-            .collect();
-        for (&i, choice) in running.iter().zip(choices) {
-            let g = &mut games[i];
-            match choice {
-                Some((_, m, _)) => g.play(m),
-                None => g.state = GameState::Over,
-            }
-        }
-        let before = running.len();
-        running.retain(|&i| games[i].is_running());
-        progress((before - running.len()) as u64);
-    }
+            .map(|g| {
+                Expectimax::with(LookupLeaves(&table))
+                    .best_move(g.board, depth)
+                    .map(|(_, m, _)| m)
+            })
+            .collect())
+    };
+    lockstep(&mut games, &mut choose, &mut |ended| {
+        progress(ended.len() as u64);
+        Ok(())
+    })?;
     Ok(Played {
         games,
         rollouts: 0,
@@ -660,29 +691,17 @@ pub fn play_mc_games(
 ) -> anyhow::Result<(Vec<Game>, u64)> {
     let mut games: Vec<Game> = indices.iter().map(|&i| Game::new(seed, i)).collect();
     let mut played = 0u64;
-    let mut running: Vec<usize> = (0..games.len()).collect();
-    while !running.is_empty() {
-        let live: Vec<&Game> = running.iter().map(|&i| &games[i]).collect();
-        let candidates = evaluate_games(engine, seed, &live, rollouts)?;
-        for (&i, cands) in running.iter().zip(&candidates) {
-            played += cands.len() as u64 * u64::from(rollouts);
-            let g = &mut games[i];
-            match best_candidate(objective, cands) {
-                Some(c) => g.play(c.moved),
-                None => g.state = GameState::Over,
-            }
-        }
-        let ended: Vec<usize> = running
+    let mut choose = |live: &[&Game]| {
+        let candidates = evaluate_games(engine, seed, live, rollouts)?;
+        Ok(candidates
             .iter()
-            .copied()
-            .filter(|&i| !games[i].is_running())
-            .collect();
-        running.retain(|&i| games[i].is_running());
-        if !ended.is_empty() {
-            let ended: Vec<&Game> = ended.iter().map(|&i| &games[i]).collect();
-            finished(&ended)?;
-        }
-    }
+            .map(|cands| {
+                played += cands.len() as u64 * u64::from(rollouts);
+                best_candidate(objective, cands).map(|c| c.moved)
+            })
+            .collect())
+    };
+    lockstep(&mut games, &mut choose, finished)?;
     Ok((games, played))
 }
 
