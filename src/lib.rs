@@ -5,6 +5,7 @@
 
 pub mod bearoff;
 pub mod bench;
+pub mod chart;
 pub mod cli;
 pub mod files;
 pub mod game2048;

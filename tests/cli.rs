@@ -454,6 +454,8 @@ fn bench_records_and_compares() {
     ] {
         assert!(record.get(key).is_some(), "{key}");
     }
+    let png = std::fs::read(a.with_extension("png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     let csv = std::fs::read_to_string(a.with_extension("csv")).unwrap();
     assert!(csv.starts_with("workload,backend,on,figure,unit"));
     assert_eq!(

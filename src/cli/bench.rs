@@ -207,6 +207,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         write_atomically(&path.with_extension("csv"), |w| {
             w.write_all(csv(&report).as_bytes())
         })?;
+        write_atomically(&path.with_extension("png"), |w| chart(&report, w))?;
     }
     if a.json {
         return print_json(&report);
@@ -266,6 +267,71 @@ fn print_table(r: &BenchReport) {
     if let Some(k) = r.gpu_kernel_seconds {
         println!("gpu kernel time (timestamp queries): {k:.3} s");
     }
+}
+
+/// A figure for people: 23.1 M moves/s, 0.073 s.
+fn human(figure: f64, unit: &str) -> String {
+    let (v, prefix) = match figure.abs() {
+        x if x >= 1e9 => (figure / 1e9, " G "),
+        x if x >= 1e6 => (figure / 1e6, " M "),
+        x if x >= 1e4 => (figure / 1e3, " k "),
+        _ => (figure, " "),
+    };
+    let digits = if v.abs() >= 100.0 {
+        0
+    } else if v.abs() >= 10.0 {
+        1
+    } else {
+        3
+    };
+    format!("{v:.digits$}{prefix}{unit}")
+}
+
+/// The bar chart of a run: per workload, a bar per backend, as long as its speed relative to
+/// the fastest backend on that workload.
+fn chart(r: &BenchReport, out: &mut impl Write) -> std::io::Result<()> {
+    let speed = |m: &Measurement| {
+        if m.unit == "s" {
+            1.0 / m.figure
+        } else {
+            m.figure
+        }
+    };
+    let mut bars = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for m in &r.measurements {
+        if seen.contains(&m.workload.as_str()) {
+            continue;
+        }
+        seen.push(&m.workload);
+        let same: Vec<&Measurement> = r
+            .measurements
+            .iter()
+            .filter(|x| x.workload == m.workload)
+            .collect();
+        let best = same.iter().map(|x| speed(x)).fold(0.0, f64::max);
+        for x in same {
+            bars.push(crate::chart::Bar {
+                label: format!("{} [{}]", x.workload, x.backend),
+                value: human(x.figure, &x.unit),
+                fraction: speed(x) / best,
+                color: if x.backend == "gpu" {
+                    [230, 120, 30]
+                } else {
+                    [40, 100, 200]
+                },
+            });
+        }
+    }
+    let gpu = r
+        .adapter
+        .as_ref()
+        .map_or("no GPU".to_string(), |a| a.name.clone());
+    let title = format!(
+        "rollsim {} ({}) on {} ({} threads), {}",
+        r.rollsim_version, r.git_commit, r.cpu, r.cpu_threads, gpu
+    );
+    crate::chart::bar_chart(&title, &bars, out)
 }
 
 /// The figures as CSV, one row per measurement, each with the machine description.
