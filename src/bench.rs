@@ -223,6 +223,91 @@ pub fn ntuple_lookups_gpu(
     })
 }
 
+/// TD(0) training of the standard network on all threads for `games` games: moves per second.
+pub fn ntuple_training(games: u64) -> anyhow::Result<Measurement> {
+    use crate::game2048::ntuple::{Network, standard_tuples};
+    use crate::game2048::train::{TrainConfig, train};
+    let mut net = Network::new(standard_tuples())?;
+    let config = TrainConfig {
+        games,
+        seed: 1,
+        threads: rayon::current_num_threads(),
+        block: games,
+        ..TrainConfig::default()
+    };
+    let s = train(&mut net, &config, &|_| {}, &mut |_, _| Ok(()))?;
+    Ok(Measurement {
+        workload: format!("2048 ntuple training (first {games} games)"),
+        backend: "cpu".into(),
+        on: format!("{} threads", config.threads),
+        figure: s.moves_per_s,
+        unit: "moves/s".into(),
+        extra: vec![],
+        seconds: s.seconds,
+    })
+}
+
+/// The 15-puzzle solve loop on random boards for at least `min_seconds`: boards per second.
+pub fn puzzle_solve_loop(min_seconds: f64) -> Measurement {
+    use crate::puzzle::generate::random_board;
+    use crate::puzzle::solve_loop::{LoopSolver, Plan};
+    let solver = LoopSolver::get(Plan::Loops);
+    let start = Instant::now();
+    let (mut boards, mut moves) = (0u64, 0u64);
+    while start.elapsed().as_secs_f64() < min_seconds {
+        let first = boards as u32;
+        moves += (first..first + 4096)
+            .into_par_iter()
+            .map(|i| solver.solve(&random_board(1, i, 4)).moves.len() as u64)
+            .sum::<u64>();
+        boards += 4096;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    Measurement {
+        workload: "15-puzzle solve loop".into(),
+        backend: "cpu".into(),
+        on: format!("{} threads", rayon::current_num_threads()),
+        figure: boards as f64 / secs,
+        unit: "boards/s".into(),
+        extra: vec![("moves per board".into(), moves as f64 / boards as f64)],
+        seconds: secs,
+    }
+}
+
+/// Optimal 15-puzzle solves (IDA* with pattern databases `partition`, cached in the default
+/// directory) of `count` random boards: boards per second, after loading or building the
+/// databases.
+pub fn puzzle_optimal(
+    partition: crate::puzzle::pdb::Partition,
+    count: u32,
+) -> anyhow::Result<Measurement> {
+    use crate::puzzle::generate::random_board;
+    use crate::puzzle::ida::{PdbHeuristic, solve};
+    use crate::puzzle::pdb::{Silent, default_dir, load_or_build};
+    let dir = default_dir();
+    let dbs = partition
+        .patterns()
+        .iter()
+        .map(|tiles| load_or_build(dir.as_deref(), 4, tiles, &Silent).0)
+        .collect();
+    let heur = PdbHeuristic::new(dbs);
+    let start = Instant::now();
+    let moves: u64 = (0..count)
+        .into_par_iter()
+        .map(|i| solve(&heur, &random_board(2, i, 4)).moves.len() as u64)
+        .sum();
+    let secs = start.elapsed().as_secs_f64();
+    Ok(Measurement {
+        workload: format!("15-puzzle optimal ({} databases)", partition.name()),
+        backend: "cpu".into(),
+        on: format!("{} threads", rayon::current_num_threads()),
+        figure: f64::from(count) / secs,
+        unit: "boards/s".into(),
+        extra: vec![("moves per board".into(), moves as f64 / f64::from(count))],
+        seconds: secs,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

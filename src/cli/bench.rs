@@ -7,14 +7,15 @@ use serde::Serialize;
 
 use super::{ComputeArgs, print_json};
 use crate::bench::{
-    Measurement, bearoff_build, ntuple_lookups_cpu, ntuple_lookups_gpu, random_playouts, rollouts,
-    sample_boards, sample_roots,
+    Measurement, bearoff_build, ntuple_lookups_cpu, ntuple_lookups_gpu, ntuple_training,
+    puzzle_optimal, puzzle_solve_loop, random_playouts, rollouts, sample_boards, sample_roots,
 };
 use crate::files::write_atomically;
 use crate::game2048::CpuEngine;
 use crate::game2048::ntuple::{Network, standard_tuples};
 use crate::gpu::rollout::GpuRolloutEngine;
 use crate::gpu::{Backend, Gpu};
+use crate::puzzle::pdb::Partition;
 
 #[derive(clap::Args, Debug)]
 #[command(args_conflicts_with_subcommands = true)]
@@ -155,6 +156,21 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         note(&m);
         out.push(m);
         let m = ntuple_lookups_cpu(&network, &boards, secs);
+        note(&m);
+        out.push(m);
+        let m = ntuple_training(if a.quick { 500 } else { 5000 })?;
+        note(&m);
+        out.push(m);
+        let m = puzzle_solve_loop(secs);
+        note(&m);
+        out.push(m);
+        // The 6-6-3 databases build in seconds (then come from the cache); 7-8 takes minutes.
+        let partition = if a.quick {
+            Partition::P555
+        } else {
+            Partition::P663
+        };
+        let m = puzzle_optimal(partition, if a.quick { 20 } else { 100 })?;
         note(&m);
         out.push(m);
         for &(points, checkers, two) in bearoff_tables(a.quick) {
