@@ -293,10 +293,6 @@ pub fn play_greedy_lockstep(
     values: &mut dyn FnMut(&[Board]) -> anyhow::Result<Vec<f32>>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> anyhow::Result<Played> {
-    let start = Instant::now();
-    let mut games: Vec<Game> = (0..config.games)
-        .map(|i| Game::new(config.seed, i))
-        .collect();
     let mut choose = |live: &[&Game]| {
         let after: Vec<Afterstates> = live.iter().map(|g| Afterstates::of(g.board)).collect();
         let boards: Vec<Board> = after
@@ -314,7 +310,20 @@ pub fn play_greedy_lockstep(
             })
             .collect())
     };
-    lockstep(&mut games, &mut choose, &mut |ended| {
+    play_lockstep(config, &mut choose, progress)
+}
+
+/// Plays the batch's games in lockstep with `choose` (see [`lockstep`]).
+fn play_lockstep(
+    config: &PlayConfig,
+    choose: &mut ChooseMoves,
+    progress: &(dyn Fn(u64) + Sync),
+) -> anyhow::Result<Played> {
+    let start = Instant::now();
+    let mut games: Vec<Game> = (0..config.games)
+        .map(|i| Game::new(config.seed, i))
+        .collect();
+    lockstep(&mut games, choose, &mut |ended| {
         progress(ended.len() as u64);
         Ok(())
     })?;
@@ -557,11 +566,7 @@ pub fn play_expectimax_lockstep(
     values: &mut dyn FnMut(&[Board]) -> anyhow::Result<Vec<f32>>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> anyhow::Result<Played> {
-    let start = Instant::now();
     let depth = config.depth.max(1);
-    let mut games: Vec<Game> = (0..config.games)
-        .map(|i| Game::new(config.seed, i))
-        .collect();
     let mut choose = |live: &[&Game]| {
         let leaves: Vec<u64> = {
             let mut set = std::collections::HashSet::default();
@@ -583,15 +588,7 @@ pub fn play_expectimax_lockstep(
             })
             .collect())
     };
-    lockstep(&mut games, &mut choose, &mut |ended| {
-        progress(ended.len() as u64);
-        Ok(())
-    })?;
-    Ok(Played {
-        games,
-        rollouts: 0,
-        seconds: start.elapsed().as_secs_f64(),
-    })
+    play_lockstep(config, &mut choose, progress)
 }
 
 /// Plays `g` to the end with the network: greedy at depth 1, expectimax deeper.
