@@ -30,7 +30,8 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// 2048: play batches of games, evaluate positions, inspect boards.
+    /// 2048: play batches of games, train n-tuple networks, run experiments, evaluate and
+    /// inspect boards.
     #[command(name = "2048", subcommand)]
     Game2048(game2048::Command),
     /// Backgammon bearoff databases: build them, look positions up.
