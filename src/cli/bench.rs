@@ -14,7 +14,7 @@ use crate::files::write_atomically;
 use crate::game2048::CpuEngine;
 use crate::game2048::ntuple::{Network, standard_tuples};
 use crate::gpu::rollout::GpuRolloutEngine;
-use crate::gpu::{Backend, Gpu};
+use crate::gpu::{Backend, Gpu, GpuError};
 use crate::puzzle::pdb::Partition;
 
 #[derive(clap::Args, Debug)]
@@ -198,9 +198,20 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             // The large tables would take minutes on a software adapter.
             let quick = a.quick || !g.adapter.real_gpu;
             for &(points, checkers, two) in bearoff_tables(quick) {
-                let m = bearoff_build(points, checkers, two, Some(g))?;
-                note(&m);
-                out.push(m);
+                match bearoff_build(points, checkers, two, Some(g)) {
+                    Ok(m) => {
+                        note(&m);
+                        out.push(m);
+                    }
+                    // A table larger than the adapter's buffers is no reason to stop the run.
+                    Err(e)
+                        if e.downcast_ref::<GpuError>()
+                            .is_some_and(|e| matches!(e, GpuError::Unsupported(_))) =>
+                    {
+                        eprintln!("  skipped bearoff {checkers}x{points} on the gpu: {e}");
+                    }
+                    Err(e) => return Err(e),
+                }
             }
         }
     }
