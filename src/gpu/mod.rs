@@ -203,14 +203,22 @@ impl Gpu {
     /// Opened on first use and shared by every later call; a process uses one adapter.
     pub fn for_backend(backend: Backend) -> Result<Option<&'static Gpu>, GpuError> {
         static GPU: OnceLock<Gpu> = OnceLock::new();
-        static SOFTWARE_CHECKED: OnceLock<bool> = OnceLock::new();
+        /// Held while adapters are searched and a device opened, so that threads asking at
+        /// once open one device between them.
+        static OPENING: Mutex<bool> = Mutex::new(false);
         if backend == Backend::Cpu {
             return Ok(None);
         }
+        let found = |g: &'static Gpu| (backend == Backend::Gpu || g.adapter.real_gpu).then_some(g);
         if let Some(g) = GPU.get() {
-            return Ok((backend == Backend::Gpu || g.adapter.real_gpu).then_some(g));
+            return Ok(found(g));
         }
-        if backend == Backend::Auto && SOFTWARE_CHECKED.get().is_some() {
+        // The flag: `auto` already found that the best adapter is a software one.
+        let mut software_only = OPENING.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(g) = GPU.get() {
+            return Ok(found(g));
+        }
+        if backend == Backend::Auto && *software_only {
             return Ok(None);
         }
         let Some(best) = adapters()?.into_iter().next() else {
@@ -220,11 +228,11 @@ impl Gpu {
             };
         };
         if backend == Backend::Auto && !is_real_gpu(&best.get_info()) {
-            let _ = SOFTWARE_CHECKED.set(true);
+            *software_only = true;
             return Ok(None);
         }
         let gpu = Gpu::open(best)?;
-        Ok(Some(GPU.get_or_init(|| gpu)))
+        Ok(found(GPU.get_or_init(|| gpu)))
     }
 
     /// Any adapter, for `--backend gpu` and the GPU tests.
