@@ -12,3 +12,4 @@ pub mod game2048;
 pub mod gpu;
 pub mod puzzle;
 pub mod rng;
+pub mod text;

@@ -69,15 +69,7 @@ impl FromStr for Board {
                 .map(Board::from_raw)
                 .map_err(|_| BoardParseError::Hex(s.to_string()));
         }
-        let rows: Vec<Vec<&str>> = s
-            .split(['\n', '/', '|'])
-            .map(|line| {
-                line.split(|c: char| c.is_whitespace() || c == ',')
-                    .filter(|t| !t.is_empty())
-                    .collect::<Vec<_>>()
-            })
-            .filter(|r| !r.is_empty())
-            .collect();
+        let rows = crate::text::grid_rows(s);
         let rows = if rows.len() == 1 {
             if rows[0].len() != 16 {
                 return Err(BoardParseError::Cells(rows[0].len()));

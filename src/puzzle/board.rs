@@ -456,15 +456,7 @@ impl FromStr for Board {
 }
 
 fn parse_grid(s: &str) -> Result<Vec<u8>, BoardError> {
-    let rows: Vec<Vec<&str>> = s
-        .split(['\n', '/', '|'])
-        .map(|line| {
-            line.split(|c: char| c.is_whitespace() || c == ',')
-                .filter(|t| !t.is_empty())
-                .collect::<Vec<_>>()
-        })
-        .filter(|r| !r.is_empty())
-        .collect();
+    let rows = crate::text::grid_rows(s);
     let total: usize = rows.iter().map(Vec::len).sum();
     // One line: read row by row; several: a square grid.
     let width = if rows.len() == 1 {
