@@ -781,44 +781,13 @@ impl Network {
             Some(s) if s > expected => return Err(NetworkError::Oversized { expected }),
             _ => {}
         }
-        let mut buf = vec![0u8; (1 << 16) * element.size()];
         let weights = match element {
-            Element::F32 => {
-                let mut w = weight_vec(n);
-                while w.len() < n {
-                    let want = (n - w.len()).min(1 << 16) * 4;
-                    if src.fill(&mut buf[..want])? < want {
-                        return Err(NetworkError::Truncated {
-                            expected,
-                            found: src.pos,
-                        });
-                    }
-                    w.extend(
-                        buf[..want]
-                            .chunks_exact(4)
-                            .map(|b| AtomicU32::new(u32::from_le_bytes(b.try_into().unwrap()))),
-                    );
-                }
-                Weights::F32(w.into_boxed_slice())
-            }
-            Element::F16 => {
-                let mut w = weight_vec(n);
-                while w.len() < n {
-                    let want = (n - w.len()).min(1 << 16) * 2;
-                    if src.fill(&mut buf[..want])? < want {
-                        return Err(NetworkError::Truncated {
-                            expected,
-                            found: src.pos,
-                        });
-                    }
-                    w.extend(
-                        buf[..want]
-                            .chunks_exact(2)
-                            .map(|b| f16::from_bits(u16::from_le_bytes([b[0], b[1]]))),
-                    );
-                }
-                Weights::F16(w.into_boxed_slice())
-            }
+            Element::F32 => Weights::F32(read_weights(&mut src, n, 4, expected, |b| {
+                AtomicU32::new(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            })?),
+            Element::F16 => Weights::F16(read_weights(&mut src, n, 2, expected, |b| {
+                f16::from_bits(u16::from_le_bytes([b[0], b[1]]))
+            })?),
         };
         let computed = src.crc.clone().finalize();
         let mut tail = [0u8; 5];
@@ -870,6 +839,30 @@ fn from_io(e: io::Error) -> NetworkError {
     } else {
         NetworkError::Io(e)
     }
+}
+
+/// Reads `n` weights of `size` bytes each, decoded by `decode`, in blocks of 65,536; a short
+/// read is a truncated file of `expected` bytes.
+fn read_weights<R: Read, T>(
+    src: &mut Source<R>,
+    n: usize,
+    size: usize,
+    expected: u64,
+    decode: impl Fn(&[u8]) -> T,
+) -> Result<Box<[T]>, NetworkError> {
+    let mut buf = vec![0u8; (1 << 16) * size];
+    let mut w = weight_vec(n);
+    while w.len() < n {
+        let want = (n - w.len()).min(1 << 16) * size;
+        if src.fill(&mut buf[..want])? < want {
+            return Err(NetworkError::Truncated {
+                expected,
+                found: src.pos,
+            });
+        }
+        w.extend(buf[..want].chunks_exact(size).map(&decode));
+    }
+    Ok(w.into_boxed_slice())
 }
 
 /// A reader that counts and checksums what it reads.
