@@ -251,7 +251,7 @@ pub fn ntuple_training(games: u64) -> anyhow::Result<Measurement> {
 pub fn puzzle_solve_loop(min_seconds: f64) -> Measurement {
     use crate::puzzle::generate::random_board;
     use crate::puzzle::solve_loop::{LoopSolver, Plan};
-    let solver = LoopSolver::get(Plan::Loops);
+    let solver = LoopSolver::get(Plan::Lookahead);
     let start = Instant::now();
     let (mut boards, mut moves) = (0u64, 0u64);
     while start.elapsed().as_secs_f64() < min_seconds {

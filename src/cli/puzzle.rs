@@ -43,7 +43,7 @@ pub struct SolverArgs {
     #[arg(long, value_enum, default_value_t = Method::Loop)]
     method: Method,
     /// Solve loop: loops (turn loops, the heuristic) or shortest (each stage's shortest moves).
-    #[arg(long, value_enum, default_value_t = Plan::Loops)]
+    #[arg(long, value_enum, default_value_t = Plan::Lookahead)]
     plan: Plan,
     /// Optimal: the pattern-database partition of the 15-puzzle (3x3 boards always use 4-4).
     #[arg(long, value_enum, default_value_t = Partition::P78)]
