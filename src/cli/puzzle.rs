@@ -42,7 +42,8 @@ pub struct SolverArgs {
     /// loop: the solve loop; optimal: IDA* with pattern databases; astar: A*, Manhattan, node limit.
     #[arg(long, value_enum, default_value_t = Method::Loop)]
     method: Method,
-    /// Solve loop: loops (turn loops, the heuristic) or shortest (each stage's shortest moves).
+    /// Solve loop: which loops tiles 1 and 2 turn (lookahead: the pair with the shortest whole
+    /// solution; greedy: each the cheapest alone), or shortest (each stage by its shortest moves).
     #[arg(long, value_enum, default_value_t = Plan::Lookahead)]
     plan: Plan,
     /// Optimal: the pattern-database partition of the 15-puzzle (3x3 boards always use 4-4).
