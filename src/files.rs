@@ -89,20 +89,6 @@ impl<W: Write> Write for CrcWriter<W> {
     }
 }
 
-/// Asks the CPU to start loading `x`'s cache line: for sweeps that know the addresses they will
-/// read before reading them, and are bound by memory latency.
-#[inline(always)]
-pub fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint with no effect on memory or program state; the address is
-    // that of a live reference.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(x as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

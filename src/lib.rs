@@ -10,6 +10,7 @@ pub mod cli;
 pub mod files;
 pub mod game2048;
 pub mod gpu;
+pub mod memory;
 pub mod puzzle;
 pub mod rng;
 pub mod text;

@@ -174,7 +174,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         note(&m);
         out.push(m);
         for &(points, checkers, two) in bearoff_tables(a.quick) {
-            let m = bearoff_build(points, checkers, two, None)?;
+            let m = bearoff_build(points, checkers, two, None, secs)?;
             note(&m);
             out.push(m);
         }
@@ -198,7 +198,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             // The large tables would take minutes on a software adapter.
             let quick = a.quick || !g.adapter.real_gpu;
             for &(points, checkers, two) in bearoff_tables(quick) {
-                match bearoff_build(points, checkers, two, Some(g)) {
+                match bearoff_build(points, checkers, two, Some(g), secs) {
                     Ok(m) => {
                         note(&m);
                         out.push(m);

@@ -48,7 +48,8 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use half::f16;
 
 use super::board::Board;
-use crate::files::{CrcWriter, prefetch};
+use crate::files::CrcWriter;
+use crate::memory::{huge_vec, prefetch};
 
 /// The most cells a tuple may have (16^6 = 16.7 M weights per tuple).
 pub const MAX_CELLS: usize = 6;
@@ -265,31 +266,6 @@ impl Compiled {
     }
 }
 
-/// An empty vector with room for `n` items, its memory advised to be backed by huge pages
-/// (Linux transparent huge pages in `madvise` mode): a trained network is hundreds of MiB read
-/// at random, and with 4 KiB pages nearly every lookup also misses the TLB. Training the
-/// standard network from 200,000 games on, one thread: 1.36-1.52 M moves/s without the advice,
-/// 1.59-1.80 M with it (three alternating runs each).
-fn weight_vec<T>(n: usize) -> Vec<T> {
-    let v: Vec<T> = Vec::with_capacity(n);
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let start = v.as_ptr() as usize;
-        let end = start + n * std::mem::size_of::<T>();
-        let (lo, hi) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
-        if hi > lo {
-            // SAFETY: madvise only advises the kernel about pages of our own, not yet touched
-            // allocation (whole huge pages inside it); it does not change their contents or
-            // validity. Failure (no THP support) is harmless and ignored.
-            unsafe {
-                libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE);
-            }
-        }
-    }
-    v
-}
-
 enum Weights {
     F32(Box<[AtomicU32]>),
     F16(Box<[f16]>),
@@ -365,7 +341,7 @@ impl Network {
     /// A network of the given tuple shapes with every weight 0 (f32, trained on 0 games).
     pub fn new(tuples: Vec<Vec<u8>>) -> Result<Network, NetworkError> {
         let n = check_tuples(&tuples)?;
-        let mut w = weight_vec(n);
+        let mut w = huge_vec(n);
         w.extend((0..n).map(|_| AtomicU32::new(0)));
         let weights = Weights::F32(w.into_boxed_slice());
         Ok(Network::assemble(tuples, weights, 0))
@@ -570,7 +546,7 @@ impl Network {
         let weights = match self.weights {
             Weights::F32(w) => Weights::F32(w),
             Weights::F16(w) => {
-                let mut v = weight_vec(w.len());
+                let mut v = huge_vec(w.len());
                 v.extend(w.iter().map(|x| AtomicU32::new(x.to_f32().to_bits())));
                 Weights::F32(v.into_boxed_slice())
             }
@@ -582,7 +558,7 @@ impl Network {
     pub fn into_f16(self) -> Network {
         let weights = match self.weights {
             Weights::F32(w) => {
-                let mut v = weight_vec(w.len());
+                let mut v = huge_vec(w.len());
                 v.extend(w.iter().map(|x| to_f16(f32::from_bits(x.load(Relaxed)))));
                 Weights::F16(v.into_boxed_slice())
             }
@@ -851,7 +827,7 @@ fn read_weights<R: Read, T>(
     decode: impl Fn(&[u8]) -> T,
 ) -> Result<Box<[T]>, NetworkError> {
     let mut buf = vec![0u8; (1 << 16) * size];
-    let mut w = weight_vec(n);
+    let mut w = huge_vec(n);
     while w.len() < n {
         let want = (n - w.len()).min(1 << 16) * size;
         if src.fill(&mut buf[..want])? < want {

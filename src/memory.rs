@@ -1,0 +1,60 @@
+//! Memory for the sweeps and tables bound by memory rather than arithmetic: prefetching, and
+//! large vectors backed by huge pages.
+
+/// Asks the CPU to start loading `x`'s cache line: for sweeps that know the addresses they will
+/// read before reading them, and are bound by memory latency.
+#[inline(always)]
+pub fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint with no effect on memory or program state; the address is
+    // that of a live reference.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(x as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
+/// An empty vector with room for `n` items, its memory advised to be backed by huge pages
+/// (Linux transparent huge pages in `madvise` mode; elsewhere, or if the kernel declines, plain
+/// pages). Two costs of 4 KiB pages fall away:
+/// - a table read at random misses the TLB on nearly every lookup: training the standard
+///   n-tuple network from 200,000 games on, one thread, went from 1.36-1.52 M moves/s to
+///   1.59-1.80 M (three alternating runs each);
+/// - every fresh page faults on its first touch: the bearoff sweeps allocate tens of MB per
+///   table (the 15x6 one-sided build with gammons about 70 MB, 17,000 faults of 4 KiB). Median
+///   of 100 builds, three runs each: 52.9-57.2 ms before, 45.0-47.7 ms with the advice; two-sided
+///   6x6 (median of 15, two runs each) 356-359 ms before, 279-290 ms after.
+pub fn huge_vec<T>(n: usize) -> Vec<T> {
+    let v: Vec<T> = Vec::with_capacity(n);
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = v.as_ptr() as usize;
+        let end = start + n * std::mem::size_of::<T>();
+        let (lo, hi) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
+        if hi > lo {
+            // SAFETY: madvise only advises the kernel about pages of our own, not yet touched
+            // allocation (whole huge pages inside it); it does not change their contents or
+            // validity. Failure (no THP support) is harmless and ignored.
+            unsafe {
+                libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    v
+}
+
+/// `n` copies of `value` in a [`huge_vec`].
+pub fn huge_filled<T: Clone>(n: usize, value: T) -> Vec<T> {
+    let mut v = huge_vec(n);
+    v.resize(n, value);
+    v
+}
+
+/// The items of `iter` (exactly `n` of them, or fewer) in a [`huge_vec`].
+pub fn huge_collect<T>(n: usize, iter: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut v = huge_vec(n);
+    v.extend(iter);
+    v
+}
