@@ -274,14 +274,24 @@ impl Afterstates {
     /// The greedy choice given the afterstates' `values` (see [`greedy_move`]).
     #[inline]
     pub fn pick(&self, values: &[f32]) -> Option<(Dir, Moved, f32)> {
-        let mut best: Option<(Dir, Moved, f32)> = None;
-        for (&(d, m), &value) in self.moves[..self.len].iter().zip(values) {
+        match self.best(values) {
+            Some((k, v)) => Some((self.moves[k].0, self.moves[k].1, v)),
+            None => self.overflow.map(|(d, m)| (d, m, f32::NEG_INFINITY)),
+        }
+    }
+
+    /// Which afterstate the greedy choice takes, and its `reward + V`: the first of the largest;
+    /// None if no move short of a 32768 merge is legal.
+    #[inline]
+    pub fn best(&self, values: &[f32]) -> Option<(usize, f32)> {
+        let mut best: Option<(usize, f32)> = None;
+        for (k, (&(_, m), &value)) in self.moves[..self.len].iter().zip(values).enumerate() {
             let v = m.score as f32 + value;
-            if best.is_none_or(|(_, _, b)| v > b) {
-                best = Some((d, m, v));
+            if best.is_none_or(|(_, b)| v > b) {
+                best = Some((k, v));
             }
         }
-        best.or(self.overflow.map(|(d, m)| (d, m, f32::NEG_INFINITY)))
+        best
     }
 }
 

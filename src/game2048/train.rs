@@ -19,9 +19,8 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::board::Board;
-use super::ntuple::{Element, Network};
-use super::play::{Game, GameState, greedy_move};
+use super::ntuple::{Element, Features, Network};
+use super::play::{Afterstates, Game, GameState};
 
 /// Settings of a training run.
 #[derive(Clone, Debug)]
@@ -85,28 +84,36 @@ pub struct GameResult {
 }
 
 /// Plays training game `index` under `seed` greedily with `net`, updating it as it goes, with
-/// each weight's step `step` (the learning rate divided by the features per board).
+/// each weight's step `step` (the learning rate divided by the features per board). Each
+/// afterstate's feature indexes are extracted once, to value it; the chosen one's are kept for
+/// its update a move later.
 pub fn train_game(net: &Network, seed: u64, index: u32, step: f32) -> GameResult {
+    /// The row of the features that holds the previous afterstate's.
+    const PREV: usize = 4;
     let mut g = Game::new(seed, index);
-    let mut prev: Option<Board> = None;
+    let mut features = Features::new(net, PREV + 1);
+    let mut values = [0f32; 4];
+    let mut has_prev = false;
     while g.is_running() {
-        let Some((_, m, value)) = greedy_move(net, g.board) else {
-            g.state = GameState::Over;
+        let a = Afterstates::of(g.board);
+        net.values4_indexed(&a.boards[..a.len], &mut values, &mut features);
+        let Some((k, value)) = a.best(&values[..a.len]) else {
+            match a.overflow {
+                // Only two 32768 tiles left to merge: the game cannot go on.
+                Some((_, m)) => g.play(m),
+                None => g.state = GameState::Over,
+            }
             break;
         };
-        if m.overflow {
-            // Only two 32768 tiles left to merge: the game cannot go on.
-            g.play(m);
-            break;
+        if has_prev {
+            net.td_update_indexed(features.row(PREV), value, step);
         }
-        if let Some(p) = prev {
-            net.td_update(p, value, step);
-        }
-        prev = Some(m.board);
-        g.play(m);
+        features.copy_row(k, PREV);
+        has_prev = true;
+        g.play(a.moves[k].1);
     }
-    if let Some(p) = prev {
-        net.td_update(p, 0.0, step);
+    if has_prev {
+        net.td_update_indexed(features.row(PREV), 0.0, step);
     }
     GameResult {
         score: g.score,
