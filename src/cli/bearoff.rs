@@ -12,7 +12,7 @@ use crate::bearoff::format::{
     self, GnubgOneSided, Table, read_gnubg_one_sided, read_gnubg_two_sided, read_rollsim,
     write_gnubg_one_sided, write_gnubg_two_sided, write_rollsim,
 };
-use crate::bearoff::one_sided::{PIPS_PER_ROLL, mean_sd, race_win_probability, solve};
+use crate::bearoff::one_sided::{PIPS_PER_ROLL, mean_sd, race_win_probability};
 use crate::bearoff::two_sided::{TwoSided, cube_decision, cubeful_equities};
 use crate::bearoff::{OneSided, Space};
 use crate::files::write_atomically;
@@ -156,16 +156,16 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
     } else {
         let passes = if gammon { 4 } else { 2 };
         let bar = progress_bar(passes * n, "position passes", quiet);
-        let t = OneSided::build_with(space, gammon, &|k| bar.inc(k), &mut |s, levels, below| {
-            Ok(match gpu {
-                Some(g) => {
+        let t = match gpu {
+            Some(g) => {
+                OneSided::build_with(space, gammon, &|k| bar.inc(k), &mut |s, levels, below| {
                     let p = solve_one_sided(g, s, levels, below)?;
                     bar.inc(n);
-                    p
-                }
-                None => solve(s, levels, below, &|k| bar.inc(k)),
-            })
-        })?;
+                    Ok(p)
+                })?
+            }
+            None => OneSided::build_cpu(space, gammon, &|k| bar.inc(k)),
+        };
         bar.finish_and_clear();
         (Table::One(t), n, if gpu.is_some() { "gpu" } else { "cpu" })
     };
