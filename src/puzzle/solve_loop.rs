@@ -94,6 +94,16 @@ struct StageSpec {
     locked: u16,
 }
 
+impl StageSpec {
+    /// Whether the stage's tiles are home on `board`.
+    fn done(&self, board: &Board) -> bool {
+        self.tiles
+            .iter()
+            .zip(self.goals)
+            .all(|(&t, &g)| board.tile(usize::from(g)) == t)
+    }
+}
+
 const SPECS: [StageSpec; 6] = [
     StageSpec {
         tiles: &[1],
@@ -455,7 +465,8 @@ impl SingleTable {
             for &b in free.iter().filter(|&&b| b != p) {
                 let board = stage_board(spec, &[p], b);
                 single_loops(&board, spec, &mut loops);
-                // Stable: among equals the cycles' order decides, as in `place_single` before.
+                // A stable sort: among loops of equal cost the first cycle comes first (the
+                // greedy plan's choice).
                 loops.sort_by_key(|l| l.cost);
                 let list: &mut Vec<SingleOption> =
                     &mut options[usize::from(p) * 16 + usize::from(b)];
@@ -572,15 +583,8 @@ impl LoopSolver {
         let table = self.tables[s].as_ref().expect("a table stage");
         let cost = table.follow(board, moves);
         if cost > 0 {
-            let spec = &SPECS[s];
-            let home = |b: &Board| {
-                spec.tiles
-                    .iter()
-                    .zip(spec.goals)
-                    .all(|(&t, &g)| b.tile(usize::from(g)) == t)
-            };
             let before_turn = moves.len();
-            turn_shorter(board, &stage_ring(s), home, moves);
+            turn_shorter(board, &stage_ring(s), |b| SPECS[s].done(b), moves);
             debug_assert_eq!(moves.len() - before_turn, usize::from(cost));
         }
     }
@@ -654,14 +658,7 @@ impl LoopSolver {
                 }
                 _ => self.finish_stage(s, &mut b, &mut moves),
             }
-            debug_assert!(
-                spec.tiles
-                    .iter()
-                    .zip(spec.goals)
-                    .all(|(&t, &g)| b.tile(usize::from(g)) == t),
-                "stage {} left {b:?}",
-                STAGES[s]
-            );
+            debug_assert!(spec.done(&b), "stage {} left {b:?}", STAGES[s]);
             debug_assert!(
                 (0..16)
                     .filter(|&c| spec.locked & (1 << c) != 0)
