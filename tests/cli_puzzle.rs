@@ -98,10 +98,38 @@ fn bad_flags_exit_2() {
         ],
         &["puzzle", "solve", "--board", "1 2 3 / 4 5 6 / 7 _ 8"],
         &["puzzle", "fly"],
+        &["puzzle", "bench", "--backend", "quantum"],
     ] {
         let out = rollsim(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(!out.stderr.is_empty());
+    }
+}
+
+/// The solvers have no GPU kernel: `--backend gpu` says so (exit 2), `auto` and `cpu` run on
+/// CPU threads.
+#[test]
+fn backend_gpu_is_refused_and_cpu_runs() {
+    let out = rollsim(&["puzzle", "bench", "--count", "3", "--backend", "gpu"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--backend gpu") && err.contains("CPU threads only"),
+        "{err}"
+    );
+    for backend in ["cpu", "auto"] {
+        let v = json(&[
+            "puzzle",
+            "bench",
+            "--count",
+            "3",
+            "--seed",
+            "1",
+            "--backend",
+            backend,
+            "--json",
+        ]);
+        assert_eq!(v["solved"], 3);
     }
 }
 

@@ -17,9 +17,9 @@ use crate::game2048::train::{BlockStats, TrainConfig, train};
 use crate::game2048::{
     Board, Element, Game, Network, NetworkError, Objective, PlayConfig, PlayerKind, Report,
 };
+use crate::gpu::Gpu;
 use crate::gpu::ntuple::GpuNetwork;
 use crate::gpu::rollout::rollout_engine;
-use crate::gpu::{Backend, Gpu};
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
@@ -529,11 +529,7 @@ fn block_line(b: &BlockStats) -> String {
 }
 
 fn train_command(a: TrainArgs) -> anyhow::Result<()> {
-    if a.compute.backend == Backend::Gpu {
-        return Err(input_error(
-            "training runs on CPU threads only (use --backend cpu or auto)",
-        ));
-    }
+    a.compute.cpu_only("n-tuple training and its TD updates")?;
     if !(a.alpha.is_finite() && a.alpha > 0.0) {
         return Err(input_error(format!(
             "--alpha must be a positive number, not {}",

@@ -58,6 +58,18 @@ pub struct ComputeArgs {
 }
 
 impl ComputeArgs {
+    /// For a command with no GPU kernel: `--backend gpu` is an input error naming `what`;
+    /// `auto` and `cpu` mean CPU threads. Then sizes the thread pool.
+    fn cpu_only(&self, what: &str) -> anyhow::Result<()> {
+        if self.backend == Backend::Gpu {
+            return Err(input_error(format!(
+                "--backend gpu: {what} run on CPU threads only, with no GPU kernel (use --backend \
+                 cpu or auto)"
+            )));
+        }
+        self.init_threads()
+    }
+
     /// Sizes rayon's global pool; call once, before any parallel work.
     fn init_threads(&self) -> anyhow::Result<()> {
         if let Some(t) = self.threads {

@@ -10,7 +10,7 @@ use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{input_error, print_json, progress_bar};
+use super::{ComputeArgs, input_error, print_json, progress_bar};
 use crate::puzzle::pdb::{self, BuildObserver, Source};
 use crate::puzzle::{
     Board, LoopSolver, Partition, PdbHeuristic, Plan, STAGES, astar, ida, moves_to_string,
@@ -61,9 +61,8 @@ pub struct SolverArgs {
     /// Skip the replay check.
     #[arg(long, overrides_with = "verify")]
     no_verify: bool,
-    /// CPU threads (default: all cores).
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
-    threads: Option<u16>,
+    #[command(flatten)]
+    compute: ComputeArgs,
     /// No progress bars or notes on stderr.
     #[arg(long, short)]
     quiet: bool,
@@ -376,15 +375,6 @@ fn load(p: Partition, dir: Option<&Path>, quiet: bool) -> anyhow::Result<PdbHeur
     Ok(PdbHeuristic::new(dbs))
 }
 
-fn init_threads(threads: Option<u16>) -> anyhow::Result<()> {
-    if let Some(t) = threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(usize::from(t))
-            .build_global()?;
-    }
-    Ok(())
-}
-
 fn parse_board(text: &str) -> anyhow::Result<Board> {
     text.parse::<Board>()
         .map_err(|e| input_error(format!("invalid board: {e}")))
@@ -444,7 +434,7 @@ fn solve(a: SolveArgs) -> anyhow::Result<()> {
         }
         (None, None) => unreachable!("clap requires --board or --file"),
     };
-    init_threads(a.solver.threads)?;
+    a.solver.compute.cpu_only("the 15-puzzle solvers")?;
     let solvers = Solvers::new(&a.solver, &boards)?;
     let (results, seconds) = solve_all(&solvers, &boards, a.solver.quiet)?;
     let summary = solvers.summarise(&results, seconds, None);
@@ -558,7 +548,7 @@ fn print_summary(s: &Summary) {
 }
 
 fn bench(a: BenchArgs) -> anyhow::Result<()> {
-    init_threads(a.solver.threads)?;
+    a.solver.compute.cpu_only("the 15-puzzle solvers")?;
     let seed = a.seed.unwrap_or_else(rand::random);
     let boards: Vec<Board> = (0..a.count)
         .into_par_iter()
