@@ -22,7 +22,8 @@ pub fn prefetch<T>(x: &T) {
 ///   n-tuple network from 200,000 games on, one thread, went from 1.36-1.52 M moves/s to
 ///   1.59-1.80 M (three alternating runs each);
 /// - every fresh page faults on its first touch: the bearoff sweeps allocate tens of MB per
-///   table (the 15x6 one-sided build with gammons about 70 MB, 17,000 faults of 4 KiB). Median
+///   table (the 15x6 one-sided build with gammons some 75 MB by the buffers' sizes, 19,000
+///   pages of 4 KiB; the whole build faults 7,300 times with the advice). Median
 ///   of 100 builds, three runs each: 52.9-57.2 ms before, 45.0-47.7 ms with the advice; two-sided
 ///   6x6 (median of 15, two runs each) 356-359 ms before, 279-290 ms after.
 pub fn huge_vec<T>(n: usize) -> Vec<T> {
