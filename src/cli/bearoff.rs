@@ -54,6 +54,7 @@ pub struct BuildArgs {
     /// checkers; included by default, as gnubg's makebearoff does).
     #[arg(long)]
     no_gammon: bool,
+    /// File format of --out.
     #[arg(long, value_enum, default_value_t = Format::Rollsim)]
     format: Format,
     /// gnubg one-sided only: write the uncompressed layout instead of the compressed one.
@@ -64,8 +65,10 @@ pub struct BuildArgs {
     out: PathBuf,
     #[command(flatten)]
     compute: ComputeArgs,
+    /// Print the build report as one JSON object on stdout.
     #[arg(long)]
     json: bool,
+    /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
 }
@@ -78,6 +81,7 @@ pub struct QueryArgs {
     /// Checker counts from the 1-point up, e.g. 3,2,0,0,0,1.
     #[arg(num_args = 1..=2, required = true)]
     positions: Vec<String>,
+    /// Print one JSON object on stdout.
     #[arg(long)]
     json: bool,
 }

@@ -136,12 +136,15 @@ pub struct EvalArgs {
     /// Rollouts per legal move.
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     rollouts: u32,
+    /// What ranks the moves: the points gained, or the tile sum of the final boards.
     #[arg(long, value_enum, default_value_t = Objective::Score)]
     objective: Objective,
+    /// Seed of the rollouts' random choices.
     #[arg(long, default_value_t = 0)]
     seed: u64,
     #[command(flatten)]
     compute: ComputeArgs,
+    /// Print one JSON object on stdout instead of the table.
     #[arg(long)]
     json: bool,
 }
@@ -150,6 +153,7 @@ pub struct EvalArgs {
 pub struct ShowArgs {
     /// The board: a 4x4 grid of tiles (rows split by newlines or '/'), or 0x and 16 hex digits.
     board: String,
+    /// Print one JSON object on stdout.
     #[arg(long)]
     json: bool,
 }
