@@ -137,6 +137,15 @@ const SPECS: [StageSpec; 6] = [
     },
 ];
 
+/// The cells of state `idx` of a stage table over the free cells `cells`: the stage's `k` tiles'
+/// cells, then the blank's.
+fn state_cells(idx: usize, cells: &[u8], k: usize) -> Vec<u8> {
+    pdb::unrank(idx, cells.len(), k + 1)
+        .iter()
+        .map(|&l| cells[usize::from(l)])
+        .collect()
+}
+
 /// A distance table over (cells of the stage's tiles, cell of the blank) within the stage's free
 /// cells. Some states are *finishing* states, each with a cost: the moves that finish the stage
 /// from there (turning a loop; 0 for the stage's goal). A state's value is the fewest moves to
@@ -165,12 +174,7 @@ impl StageTable {
         let mut value = vec![u8::MAX; size];
         let mut finish = vec![u8::MAX; size];
         let mut buckets: Vec<Vec<usize>> = vec![Vec::new(); 256];
-        let state = |idx: usize| -> Vec<u8> {
-            pdb::unrank(idx, m, k + 1)
-                .iter()
-                .map(|&l| cells[usize::from(l)])
-                .collect()
-        };
+        let state = |idx: usize| state_cells(idx, &cells, k);
         for idx in 0..size {
             let st = state(idx);
             if let Some(c) = finish_cost(&st[..k], st[k]) {
@@ -546,11 +550,11 @@ impl LoopSolver {
             singles: Vec::new(),
             effects: Vec::new(),
         };
+        if loops {
+            solver.singles = SPECS[..2].iter().map(SingleTable::new).collect();
+        }
         if plan == Plan::Lookahead {
-            solver.singles = SPECS[..2].iter().map(SingleTable::new).collect();
             solver.effects = (2..5).map(|s| solver.stage_effects(s)).collect();
-        } else if plan == Plan::Greedy {
-            solver.singles = SPECS[..2].iter().map(SingleTable::new).collect();
         }
         solver
     }
@@ -562,10 +566,7 @@ impl LoopSolver {
         let cells: Vec<u8> = (0..16u8).filter(|&c| table.free & (1 << c) != 0).collect();
         (0..table.value.len())
             .map(|idx| {
-                let st: Vec<u8> = pdb::unrank(idx, table.m, k + 1)
-                    .iter()
-                    .map(|&l| cells[usize::from(l)])
-                    .collect();
+                let st = state_cells(idx, &cells, k);
                 let before = stage_board(&SPECS[s], &st[..k], st[k]);
                 let (mut after, mut moves) = (before, Vec::new());
                 self.finish_stage(s, &mut after, &mut moves);
@@ -858,10 +859,7 @@ mod tests {
                 let k = spec.tiles.len();
                 let mut count = 0;
                 for idx in 0..pdb::placements(free.len(), k + 1) as usize {
-                    let st: Vec<u8> = pdb::unrank(idx, free.len(), k + 1)
-                        .iter()
-                        .map(|&l| free[usize::from(l)])
-                        .collect();
+                    let st = state_cells(idx, &free, k);
                     let start = stage_board(spec, &st[..k], st[k]);
                     let mut ways: Vec<(Board, Vec<Dir>, Option<Effect>)> = Vec::new();
                     if solver.tables[s].is_none() {
