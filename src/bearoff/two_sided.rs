@@ -114,11 +114,11 @@ pub fn cubeful_equities(space: Space, progress: &(dyn Fn(u64) + Sync)) -> Vec<[f
     sweep::<3, Cubeful>(space, progress)
 }
 
-/// The sweep by levels of total pip count, on a rayon worker (see [`OneSided::build_with`]: a
+/// The sweep by levels of total pip count, on a rayon worker (see [`OneSided::build_cpu`]: a
 /// parallel loop per level started from outside the pool wakes a worker and sleeps for each;
 /// median of 15 builds of 6x6, two runs each: 390-421 ms from outside, 356-359 ms on a worker).
 ///
-/// [`OneSided::build_with`]: super::OneSided::build_with
+/// [`OneSided::build_cpu`]: super::OneSided::build_cpu
 fn sweep<const K: usize, V: Values<K>>(
     space: Space,
     progress: &(dyn Fn(u64) + Sync),
