@@ -528,13 +528,10 @@ impl Network {
 
     #[inline(always)]
     fn sum<const R: usize>(&self, syms: &[u64; 8], get: impl Fn(usize) -> f32) -> f32 {
-        let mut p = [0f32; 8];
-        for c in &self.compiled {
-            for s in 0..8 {
-                p[s] += get(c.index::<R>(syms[s]));
-            }
-        }
-        combine(p)
+        sum_tuples(
+            self.compiled.iter().map(|c| syms.map(|x| c.index::<R>(x))),
+            get,
+        )
     }
 
     /// One TD step on `b`: moves its value toward `target` by adding
@@ -868,10 +865,22 @@ impl Features {
 /// The value summed as the module documentation says, from indexes in [`Features`] order.
 #[inline(always)]
 fn sum_indexed(idx: &[u32], get: impl Fn(usize) -> f32) -> f32 {
+    sum_tuples(
+        idx.chunks_exact(8)
+            .map(|t| std::array::from_fn(|s| t[s] as usize)),
+        get,
+    )
+}
+
+/// The summation order of every value (see the module documentation): per symmetry a partial
+/// sum over the tuples in order, each tuple's 8 features' indexes given symmetry by symmetry,
+/// then [`combine`].
+#[inline(always)]
+fn sum_tuples(tuples: impl Iterator<Item = [usize; 8]>, get: impl Fn(usize) -> f32) -> f32 {
     let mut p = [0f32; 8];
-    for tuple in idx.chunks_exact(8) {
+    for t in tuples {
         for s in 0..8 {
-            p[s] += get(tuple[s] as usize);
+            p[s] += get(t[s]);
         }
     }
     combine(p)
