@@ -356,6 +356,12 @@ pub fn mean_sd(dist: &[f64]) -> (f64, f64) {
 /// Average pips per roll: 49/6. Effective pip count = expected rolls x 49/6.
 pub const PIPS_PER_ROLL: f64 = 49.0 / 6.0;
 
+/// Whether a table gets the distributions of rolls until the first checker is off: when asked
+/// for, and only with 15 checkers (gnubg's gammon distributions).
+pub fn has_first_off(space: &Space, gammon: bool) -> bool {
+    gammon && space.checkers == 15
+}
+
 impl OneSided {
     /// Solves the table on CPU threads.
     pub fn build(space: Space, gammon: bool) -> OneSided {
@@ -374,7 +380,7 @@ impl OneSided {
     pub fn build_cpu(space: Space, gammon: bool, progress: &(dyn Fn(u64) + Sync)) -> OneSided {
         rayon::scope(|_| {
             let levels = Levels::new(&space);
-            let (policy, first_off) = if gammon && space.checkers == 15 {
+            let (policy, first_off) = if has_first_off(&space, gammon) {
                 let (p, g) = rayon::join(
                     || solve(&space, &levels, 1, progress),
                     || solve(&space, &levels, 15, progress),
@@ -399,7 +405,7 @@ impl OneSided {
         rayon::scope(move |_| {
             let levels = Levels::new(&space);
             let policy = solver(&space, &levels, 1)?;
-            let first_off = if gammon && space.checkers == 15 {
+            let first_off = if has_first_off(&space, gammon) {
                 Some(solver(&space, &levels, 15)?)
             } else {
                 None

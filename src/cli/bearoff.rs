@@ -12,7 +12,7 @@ use crate::bearoff::format::{
     self, GnubgOneSided, Table, read_gnubg_one_sided, read_gnubg_two_sided, read_rollsim,
     write_gnubg_one_sided, write_gnubg_two_sided, write_rollsim,
 };
-use crate::bearoff::one_sided::{PIPS_PER_ROLL, mean_sd, race_win_probability};
+use crate::bearoff::one_sided::{PIPS_PER_ROLL, has_first_off, mean_sd, race_win_probability};
 use crate::bearoff::two_sided::{TwoSided, cube_decision, cubeful_equities};
 use crate::bearoff::{OneSided, Space};
 use crate::files::write_atomically;
@@ -131,7 +131,7 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
         _ => None,
     };
     let n = space.len() as u64;
-    let gammon = !a.no_gammon && !a.two_sided && space.checkers == 15;
+    let gammon = !a.two_sided && has_first_off(&space, !a.no_gammon);
     let start = Instant::now();
     let quiet = a.quiet || a.json;
     if a.cubeful && !a.two_sided {
