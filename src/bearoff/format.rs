@@ -303,8 +303,9 @@ fn encode_gnubg_one_sided(
     Ok(out.flush()?)
 }
 
-/// Writes `t` as gnubg's cubeless two-sided database: the header, then one `uint16` per
-/// record, [`quantize`] of the win probability (gnubg's equity `value / 32767.5 − 1`).
+/// Writes `t` as gnubg's two-sided database: the header, then per record [`quantize`] of the
+/// win probability (gnubg's equity `value / 32767.5 − 1`), and with cubeful equities e the
+/// three [`quantize`]`((e + 1) / 2)`.
 pub fn write_gnubg_two_sided(t: &TwoSided, out: &mut impl Write) -> Result<()> {
     let space = valid_space(t.space)?;
     let n = space.len();
@@ -314,36 +315,60 @@ pub fn write_gnubg_two_sided(t: &TwoSided, out: &mut impl Write) -> Result<()> {
             t.win.len()
         )));
     }
-    let values = if t.cubeful.is_some() { 4 } else { 1 };
     if t.cubeful.as_ref().is_some_and(|c| c.len() != n * n) {
         return Err(FormatError::Table(format!(
             "cubeful equities for other than {n} x {n} pairs"
         )));
     }
-    gnubg_size_limit(GNUBG_HEADER as u64 + 2 * values * t.win.len() as u64)?;
+    write_gnubg_two_sided_rows(space, t.cubeful.is_some(), out, |us0, buf| {
+        let values = if t.cubeful.is_some() { 4 } else { 1 };
+        for (k, record) in buf.chunks_exact_mut(values).enumerate() {
+            let i = us0 * n + k;
+            record[0] = quantize(t.win[i]);
+            if let Some(c) = &t.cubeful {
+                for (r, e) in record[1..].iter_mut().zip(c[i]) {
+                    *r = quantize((e + 1.0) / 2.0);
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Writes gnubg's two-sided database over `space`: the header, then the records in gnubg's
+/// order (`us · n + them`), `fill(us0, buf)` giving those from `us0` on (whole rows of n
+/// records of 1 or, `cubeful`, 4 values: cubeless, owned, centred, opponent owns). Refuses
+/// files gnubg cannot address.
+pub fn write_gnubg_two_sided_rows(
+    space: Space,
+    cubeful: bool,
+    out: &mut impl Write,
+    mut fill: impl FnMut(usize, &mut [u16]) -> Result<()>,
+) -> Result<()> {
+    let space = valid_space(space)?;
+    let n = space.len();
+    let values = if cubeful { 4 } else { 1 };
+    gnubg_size_limit(GNUBG_HEADER as u64 + 2 * values as u64 * (n * n) as u64)?;
     let header = format!(
         "gnubg-TS-{:02}-{:02}-{}xxxxxxxxxxxxxxxxxxxxxxx\n",
         space.points,
         space.checkers,
-        u8::from(t.cubeful.is_some())
+        u8::from(cubeful)
     );
     debug_assert_eq!(header.len(), GNUBG_HEADER);
     out.write_all(header.as_bytes())?;
-    let mut buf = Vec::with_capacity(1 << 15);
-    for (i, &p) in t.win.iter().enumerate() {
-        buf.extend(quantize(p).to_le_bytes());
-        if let Some(c) = &t.cubeful {
-            // Owned, centred, opponent owns: gnubg's order after the cubeless value.
-            for e in c[i] {
-                buf.extend(quantize((e + 1.0) / 2.0).to_le_bytes());
-            }
-        }
-        if buf.len() >= 1 << 15 {
-            out.write_all(&buf)?;
-            buf.clear();
-        }
+    // Rows a block: about 4 MB of records at a time.
+    let rows = ((4 << 20) / (2 * values * n)).clamp(1, n);
+    let mut buf = vec![0u16; rows * n * values];
+    let mut bytes = Vec::with_capacity(2 * buf.len());
+    for us0 in (0..n).step_by(rows) {
+        let count = rows.min(n - us0);
+        let block = &mut buf[..count * n * values];
+        fill(us0, block)?;
+        bytes.clear();
+        bytes.extend(block.iter().flat_map(|v| v.to_le_bytes()));
+        out.write_all(&bytes)?;
     }
-    out.write_all(&buf)?;
     Ok(out.flush()?)
 }
 
@@ -427,7 +452,7 @@ impl GnubgHeader<'_> {
 }
 
 /// Exact size or a truncated/oversized error.
-fn exact_size(expected: u128, found: usize) -> Result<()> {
+pub(crate) fn exact_size(expected: u128, found: usize) -> Result<()> {
     let (e, f) = (u64::try_from(expected).unwrap_or(u64::MAX), found as u64);
     match expected.cmp(&(found as u128)) {
         std::cmp::Ordering::Greater => Err(FormatError::Truncated {
@@ -446,11 +471,11 @@ fn u16_at(b: &[u8], at: usize) -> u16 {
     u16::from_le_bytes([b[at], b[at + 1]])
 }
 
-fn u32_at(b: &[u8], at: usize) -> u32 {
+pub(crate) fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
 }
 
-fn u64_at(b: &[u8], at: usize) -> u64 {
+pub(crate) fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
 }
 
@@ -599,7 +624,7 @@ fn write_block(out: &mut impl Write, mean: &[f64], len: usize, dist: &[f64]) -> 
     Ok(())
 }
 
-fn plural(n: u32, what: &str) -> String {
+pub(crate) fn plural(n: u32, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 

@@ -1,9 +1,13 @@
 //! Backgammon bearoff databases: exact one-sided and two-sided tables, and gnubg's file formats.
 
+pub mod build;
+pub mod columns;
 pub mod format;
 pub mod moves;
 pub mod one_sided;
+pub mod plan;
 pub mod position;
+pub mod table;
 pub mod two_sided;
 
 pub use one_sided::OneSided;

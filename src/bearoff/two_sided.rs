@@ -10,6 +10,7 @@ use rayon::prelude::*;
 
 use super::moves::{ROLLS, Unranked};
 use super::one_sided::{Levels, MIN_TASK, roll_index};
+use super::columns::Real;
 use super::position::Space;
 use crate::memory::huge_filled;
 
@@ -34,9 +35,11 @@ type Chains<const K: usize> = [[[f64; 6]; 3]; K];
 /// doubled cube that the opponent took (and so owns), it doubles when doubling is at least as
 /// good, and the opponent then passes (1) or takes (2 x `owned_by_taker`), whichever is worse
 /// for the doubler.
-pub fn cube_decision(no_double: f64, owned_by_taker: f64) -> f64 {
-    if 2.0 * owned_by_taker >= no_double && no_double <= 1.0 {
-        (2.0 * owned_by_taker).min(1.0)
+#[inline(always)]
+pub fn cube_decision<W: Real>(no_double: W, owned_by_taker: W) -> W {
+    let take = owned_by_taker.twice();
+    if take >= no_double && no_double <= W::ONE {
+        take.min(W::ONE)
     } else {
         no_double
     }

@@ -1,7 +1,7 @@
 //! `rollsim bearoff …`: build and query bearoff databases.
 
-use std::path::PathBuf;
-use std::time::Instant;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::{Args as ClapArgs, Subcommand, ValueEnum};
@@ -10,10 +10,13 @@ use serde::Serialize;
 use super::{ComputeArgs, input_error, print_json, progress_bar};
 use crate::bearoff::format::{
     self, GnubgOneSided, Table, read_gnubg_one_sided, read_gnubg_two_sided, read_rollsim,
-    write_gnubg_one_sided, write_gnubg_two_sided, write_rollsim,
+    write_gnubg_one_sided, write_rollsim,
 };
 use crate::bearoff::one_sided::{PIPS_PER_ROLL, has_first_off, mean_sd, race_win_probability};
-use crate::bearoff::two_sided::{TwoSided, cube_decision, cubeful_equities};
+use crate::bearoff::build::{Options, build_two_sided as build_two_sided_columns, write_two_sided};
+use crate::bearoff::columns::CellKind;
+use crate::bearoff::plan::{HEADROOM_BYTES, Plan, Precision, human, memory_available};
+use crate::bearoff::table::{Equities, Progress, Table as TwoSidedTable, is_table};
 use crate::bearoff::{OneSided, Space};
 use crate::files::write_atomically;
 use crate::gpu::bearoff::{solve_one_sided, solve_two_sided};
@@ -25,6 +28,11 @@ pub enum Command {
     Build(BuildArgs),
     /// Look positions up in a database (rollsim's or gnubg's format).
     Query(QueryArgs),
+    /// Check every checksum of a database.
+    Verify(VerifyArgs),
+    /// Cut the table of fewer checkers out of a two-sided table (the block gnubg's order puts
+    /// first), e.g. gnubg's 6x6 `gnubg_ts0.bd` out of the 15x15 table.
+    Extract(ExtractArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -50,6 +58,21 @@ pub struct BuildArgs {
     /// stores; computed on CPU threads.
     #[arg(long)]
     cubeful: bool,
+    /// Two-sided: how values are stored in memory and in rollsim's file. auto: f32, and u16
+    /// for cubeful equities that do not fit in memory as f32.
+    #[arg(long, value_enum, default_value_t = PrecisionArg::Auto)]
+    precision: PrecisionArg,
+    /// Print what the build needs (memory, disk) against what the machine has, and stop;
+    /// exit 2 if it does not fit.
+    #[arg(long)]
+    dry_run: bool,
+    /// Two-sided: make the build durable and resumable at least this often (seconds). A
+    /// build killed part-way resumes from its last checkpoint when run again.
+    #[arg(long, default_value_t = 60)]
+    checkpoint_secs: u64,
+    /// Two-sided: ignore the checkpoint of an earlier, unfinished build of --out.
+    #[arg(long)]
+    fresh: bool,
     /// Leave out the distributions of rolls until the first checker is off (one-sided, 15
     /// checkers; included by default, as gnubg's makebearoff does).
     #[arg(long)]
@@ -73,6 +96,52 @@ pub struct BuildArgs {
     quiet: bool,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PrecisionArg {
+    Auto,
+    F64,
+    F32,
+    U16,
+}
+
+impl PrecisionArg {
+    fn precision(self) -> Precision {
+        match self {
+            PrecisionArg::Auto => Precision::Auto,
+            PrecisionArg::F64 => Precision::Fixed(CellKind::F64),
+            PrecisionArg::F32 => Precision::Fixed(CellKind::F32),
+            PrecisionArg::U16 => Precision::Fixed(CellKind::U16),
+        }
+    }
+}
+
+#[derive(ClapArgs, Debug)]
+pub struct VerifyArgs {
+    /// The database file.
+    file: PathBuf,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(ClapArgs, Debug)]
+pub struct ExtractArgs {
+    /// A two-sided table in rollsim's format.
+    file: PathBuf,
+    /// Checkers per side of the sub-table: the positions with at most this many checkers.
+    #[arg(long)]
+    checkers: u32,
+    /// File format of --out.
+    #[arg(long, value_enum, default_value_t = Format::Rollsim)]
+    format: Format,
+    /// Output file (written to a temporary file, then renamed).
+    #[arg(long)]
+    out: PathBuf,
+}
+
 #[derive(ClapArgs, Debug)]
 pub struct QueryArgs {
     /// The database file.
@@ -90,6 +159,8 @@ pub fn run(c: Command) -> anyhow::Result<()> {
     match c {
         Command::Build(a) => build(a),
         Command::Query(a) => query(a),
+        Command::Verify(a) => verify(a),
+        Command::Extract(a) => extract(a),
     }
 }
 
@@ -108,6 +179,52 @@ struct BuildReport {
     adapter: Option<String>,
     seconds: f64,
     positions_per_s: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    plan: Option<Plan>,
+    /// Pairs already done by an earlier, killed build of the same table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resumed_pairs: Option<u64>,
+}
+
+impl BuildReport {
+    fn print(&self, json: bool) -> anyhow::Result<()> {
+        if json {
+            return print_json(self);
+        }
+        let on = match &self.adapter {
+            Some(name) => format!("the GPU ({name}) and CPU threads"),
+            None => format!("{} CPU threads", rayon::current_num_threads()),
+        };
+        println!(
+            "{} table, {} checkers on {} points: {} {} in {:.3} s ({:.0}/s) on {on}",
+            self.kind,
+            self.checkers,
+            self.points,
+            self.positions,
+            if self.kind == "two-sided" {
+                "pairs"
+            } else {
+                "positions"
+            },
+            self.seconds,
+            self.positions_per_s,
+        );
+        if let Some(done) = self.resumed_pairs {
+            println!("resumed with {done} pairs done by an earlier build");
+        }
+        println!(
+            "wrote {} ({} bytes, {} format)",
+            self.out, self.bytes, self.format
+        );
+        Ok(())
+    }
+}
+
+fn format_name(f: Format) -> &'static str {
+    match f {
+        Format::Rollsim => "rollsim",
+        Format::Gnubg => "gnubg",
+    }
 }
 
 fn build(a: BuildArgs) -> anyhow::Result<()> {
@@ -117,11 +234,110 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
             "--uncompressed applies to gnubg one-sided files only",
         ));
     }
+    if a.cubeful && !a.two_sided {
+        return Err(input_error("--cubeful applies to two-sided tables only"));
+    }
+    if !a.two_sided && (a.precision != PrecisionArg::Auto || a.fresh) {
+        return Err(input_error(
+            "--precision and --fresh apply to two-sided tables only",
+        ));
+    }
     a.compute.init_threads()?;
-    // The GPU sweep needs f64 shader arithmetic: `auto` falls back to CPU threads without it.
-    let gpu = match Gpu::for_backend(a.compute.backend)? {
+    if a.two_sided {
+        build_two_sided(a, space)
+    } else {
+        build_one_sided(a, space)
+    }
+}
+
+/// The directory a file goes into.
+fn parent_dir(path: &Path) -> &Path {
+    path.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+fn build_one_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
+    let gammon = has_first_off(&space, !a.no_gammon);
+    let n = space.len() as u64;
+    let need = one_sided_bytes(space);
+    let available = memory_available();
+    if a.dry_run {
+        println!(
+            "one-sided table, {} checkers on {} points: {n} positions, about {} of memory{}",
+            space.checkers,
+            space.points,
+            human(need),
+            available.map_or(String::new(), |m| format!(" ({} available)", human(m)))
+        );
+    }
+    if let Some(m) = available.filter(|&m| need > m) {
+        return Err(input_error(format!(
+            "the one-sided table of {} checkers on {} points ({n} positions) needs about {} of \
+             memory, but {} is available; use fewer points or checkers",
+            space.checkers,
+            space.points,
+            human(need),
+            human(m)
+        )));
+    }
+    if a.dry_run {
+        return Ok(());
+    }
+    let gpu = f64_gpu(a.compute.backend)?;
+    let start = Instant::now();
+    let quiet = a.quiet || a.json;
+    let passes = if gammon { 4 } else { 2 };
+    let bar = progress_bar(passes * n, "position passes", quiet);
+    let t = match gpu {
+        Some(g) => OneSided::build_with(space, gammon, &|k| bar.inc(k), &mut |s, levels, below| {
+            let p = solve_one_sided(g, s, levels, below)?;
+            bar.inc(n);
+            Ok(p)
+        })?,
+        None => OneSided::build_cpu(space, gammon, &|k| bar.inc(k)),
+    };
+    bar.finish_and_clear();
+    let seconds = start.elapsed().as_secs_f64();
+    let table = Table::One(t);
+    write_atomically(&a.out, |w| match (&table, a.format) {
+        (Table::One(t), Format::Gnubg) => write_gnubg_one_sided(t, !a.uncompressed, gammon, w),
+        (t, _) => write_rollsim(t, w),
+    })
+    .with_context(|| format!("writing {}", a.out.display()))?;
+    BuildReport {
+        kind: "one-sided",
+        points: space.points,
+        checkers: space.checkers,
+        positions: n,
+        gammon,
+        format: format_name(a.format),
+        out: a.out.display().to_string(),
+        bytes: std::fs::metadata(&a.out).map(|m| m.len()).unwrap_or(0),
+        backend: if gpu.is_some() { "gpu" } else { "cpu" },
+        adapter: gpu.map(|g| g.adapter.name.clone()),
+        seconds,
+        positions_per_s: n as f64 / seconds.max(1e-9),
+        plan: None,
+        resumed_pairs: None,
+    }
+    .print(a.json)
+}
+
+/// Estimated peak bytes of a one-sided build: per position the sweep's node (224 bytes), the
+/// policy, and the distributions of both passes in f64 (at most 5 rolls a point and checker
+/// rounded up), from the buffers' sizes; 44 MB for 15x6 (peak RSS 44 MiB measured).
+fn one_sided_bytes(space: Space) -> u64 {
+    let len = 5 * u64::from(space.points) + 3;
+    space.len() as u64 * (224 + 64 + 2 * 8 * (len + 1)) + (32 << 20)
+}
+
+/// The process's GPU for `backend`, when it has the f64 arithmetic the exact sweeps need:
+/// `auto` falls back to CPU threads without it, `gpu` is refused.
+fn f64_gpu(backend: Backend) -> anyhow::Result<Option<&'static Gpu>> {
+    Ok(match Gpu::for_backend(backend)? {
         Some(g) if g.f64 => Some(g),
-        Some(g) if a.compute.backend == Backend::Gpu => {
+        Some(g) if backend == Backend::Gpu => {
             return Err(GpuError::Unsupported(format!(
                 "{} has no f64 shader arithmetic (SHADER_F64), which the exact bearoff sweep needs",
                 g.adapter.name
@@ -129,102 +345,225 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
             .into());
         }
         _ => None,
-    };
-    let n = space.len() as u64;
-    let gammon = !a.two_sided && has_first_off(&space, !a.no_gammon);
-    let start = Instant::now();
-    let quiet = a.quiet || a.json;
-    if a.cubeful && !a.two_sided {
-        return Err(input_error("--cubeful applies to two-sided tables only"));
-    }
-    let (table, positions, backend) = if a.two_sided {
-        let sweeps = if a.cubeful { 2 } else { 1 };
-        let bar = progress_bar(sweeps * n * n, "pairs", quiet);
-        let mut t = match gpu {
-            Some(g) => {
-                let t = solve_two_sided(g, space)?;
-                bar.inc(n * n);
-                t
-            }
-            None => TwoSided::build_with_progress(space, false, &|k| bar.inc(k)),
-        };
-        if a.cubeful {
-            t.cubeful = Some(cubeful_equities(space, &|k| bar.inc(k)));
-        }
-        bar.finish_and_clear();
-        (
-            Table::Two(t),
-            n * n,
-            if gpu.is_some() { "gpu" } else { "cpu" },
-        )
-    } else {
-        let passes = if gammon { 4 } else { 2 };
-        let bar = progress_bar(passes * n, "position passes", quiet);
-        let t = match gpu {
-            Some(g) => {
-                OneSided::build_with(space, gammon, &|k| bar.inc(k), &mut |s, levels, below| {
-                    let p = solve_one_sided(g, s, levels, below)?;
-                    bar.inc(n);
-                    Ok(p)
-                })?
-            }
-            None => OneSided::build_cpu(space, gammon, &|k| bar.inc(k)),
-        };
-        bar.finish_and_clear();
-        (Table::One(t), n, if gpu.is_some() { "gpu" } else { "cpu" })
-    };
-    let seconds = start.elapsed().as_secs_f64();
-    write_atomically(&a.out, |w| match (&table, a.format) {
-        (t, Format::Rollsim) => write_rollsim(t, w),
-        (Table::One(t), Format::Gnubg) => write_gnubg_one_sided(t, !a.uncompressed, gammon, w),
-        (Table::Two(t), Format::Gnubg) => write_gnubg_two_sided(t, w),
     })
-    .with_context(|| format!("writing {}", a.out.display()))?;
-    let report = BuildReport {
-        kind: if a.two_sided {
-            "two-sided"
-        } else {
-            "one-sided"
-        },
+}
+
+fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
+    let n = space.len() as u64;
+    let values = if a.cubeful { 4 } else { 1 };
+    let gnubg_bytes = (a.format == Format::Gnubg).then_some(40 + 2 * values * n * n);
+    if let Some(b) = gnubg_bytes.filter(|&b| b > u64::from(u32::MAX)) {
+        return Err(input_error(format!(
+            "gnubg's two-sided format cannot hold {} checkers on {} points: the file would be {} \
+             bytes, and gnubg's reader computes offsets in 32 bits (at most 4 GiB); build \
+             rollsim's format and cut a smaller table from it with `rollsim bearoff extract \
+             --checkers C --format gnubg`",
+            space.checkers, space.points, b
+        )));
+    }
+    let threads = rayon::current_num_threads();
+    let dir = parent_dir(&a.out);
+    // The old exact GPU sweep (f64) solves the cubeless values in memory; the sweep by columns
+    // runs on CPU threads.
+    let gpu = match a.compute.backend {
+        Backend::Gpu => f64_gpu(Backend::Gpu)?,
+        _ => None,
+    };
+    let precision = if gpu.is_some() {
+        Precision::Fixed(CellKind::F64)
+    } else {
+        a.precision.precision()
+    };
+    let mut plan = Plan::new(space, a.cubeful, precision, threads, dir, gnubg_bytes);
+    if gpu.is_some() {
+        // The pairs, their values and the read-back, 8 bytes each per pair.
+        plan.memory_bytes = plan.memory_bytes.max(24 * n * n + (64 << 20));
+    }
+    let table_path = match a.format {
+        Format::Rollsim => a.out.clone(),
+        Format::Gnubg => dir.join(format!(
+            ".{}.rollsim",
+            a.out.file_name().map_or("out".into(), |f| f.to_string_lossy())
+        )),
+    };
+    let partial_bytes = partial_allocated(&table_path);
+    if a.dry_run {
+        print_plan(&plan, a.json)?;
+    }
+    if !plan.fits_memory() {
+        return Err(input_error(memory_refusal(&plan, a.cubeful, precision, dir)));
+    }
+    if !plan.fits_disk(partial_bytes) {
+        return Err(input_error(format!(
+            "the table needs {} of disk in {}, but {} is free",
+            human(plan.disk_bytes.saturating_sub(partial_bytes)),
+            dir.display(),
+            human(plan.disk_available.unwrap_or(0))
+        )));
+    }
+    if a.dry_run {
+        return Ok(());
+    }
+    let quiet = a.quiet || a.json;
+    let passes = 1 + u64::from(a.cubeful);
+    let bar = progress_bar(passes * n * n, "pairs", quiet);
+    let start = Instant::now();
+    let mut resumed_pairs = None;
+    if let Some(g) = gpu {
+        let mut t = solve_two_sided(g, space)?;
+        bar.inc(n * n);
+        if a.cubeful {
+            t.cubeful = Some(crate::bearoff::two_sided::cubeful_equities(space, &|k| {
+                bar.inc(k)
+            }));
+        }
+        write_two_sided(&t, &table_path)
+            .with_context(|| format!("writing {}", table_path.display()))?;
+    } else {
+        let progress = |k| bar.inc(k);
+        let mut resumed = |p: Progress, done: u64| {
+            resumed_pairs = Some(done);
+            if !quiet {
+                eprintln!(
+                    "resuming {} from its checkpoint: {done} pairs done ({:?} pass, {} levels)",
+                    table_path.display(),
+                    p.section,
+                    p.levels_done
+                );
+            }
+        };
+        build_two_sided_columns(
+            &table_path,
+            &plan,
+            Options {
+                checkpoint_every: Duration::from_secs(a.checkpoint_secs),
+                fresh: a.fresh,
+                durable: a.format == Format::Rollsim,
+                progress: &progress,
+                resumed: &mut resumed,
+            },
+        )
+        .with_context(|| format!("building {}", table_path.display()))?;
+    }
+    bar.finish_and_clear();
+    if a.format == Format::Gnubg {
+        let table = TwoSidedTable::open(&table_path)
+            .with_context(|| format!("reading back {}", table_path.display()))?;
+        write_atomically(&a.out, |w| table.write_gnubg(space.checkers, w))
+            .with_context(|| format!("writing {}", a.out.display()))?;
+        drop(table);
+        std::fs::remove_file(&table_path)?;
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    BuildReport {
+        kind: "two-sided",
         points: space.points,
         checkers: space.checkers,
-        positions,
-        gammon,
-        format: match a.format {
-            Format::Rollsim => "rollsim",
-            Format::Gnubg => "gnubg",
-        },
+        positions: n * n,
+        gammon: false,
+        format: format_name(a.format),
         out: a.out.display().to_string(),
         bytes: std::fs::metadata(&a.out).map(|m| m.len()).unwrap_or(0),
-        backend,
-        adapter: gpu
-            .filter(|_| backend == "gpu")
-            .map(|g| g.adapter.name.clone()),
+        backend: if gpu.is_some() { "gpu" } else { "cpu" },
+        adapter: gpu.map(|g| g.adapter.name.clone()),
         seconds,
-        positions_per_s: positions as f64 / seconds.max(1e-9),
-    };
-    if a.json {
-        return print_json(&report);
+        positions_per_s: (n * n) as f64 / seconds.max(1e-9),
+        plan: Some(plan),
+        resumed_pairs,
     }
-    let on = match &report.adapter {
-        Some(name) => format!("the GPU ({name}) and CPU threads"),
-        None => format!("{} CPU threads", rayon::current_num_threads()),
-    };
+    .print(a.json)
+}
+
+/// Bytes of disk an unfinished build of `table` already holds.
+fn partial_allocated(table: &Path) -> u64 {
+    let partial = parent_dir(table).join(format!(
+        "{}.partial",
+        table.file_name().map_or("".into(), |f| f.to_string_lossy())
+    ));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(partial).map_or(0, |m| 512 * m.blocks())
+    }
+    #[cfg(not(unix))]
+    {
+        std::fs::metadata(partial).map_or(0, |m| m.len())
+    }
+}
+
+fn print_plan(plan: &Plan, json: bool) -> anyhow::Result<()> {
+    if json {
+        return print_json(plan);
+    }
+    let fits = |ok: bool| if ok { "fits" } else { "does not fit" };
     println!(
-        "{} table, {} checkers on {} points: {} {} in {:.3} s ({:.0}/s) on {on}",
-        report.kind,
-        space.checkers,
-        space.points,
-        positions,
-        if a.two_sided { "pairs" } else { "positions" },
-        seconds,
-        report.positions_per_s,
+        "two-sided table, {} checkers on {} points: {} pairs, cubeless {}{}",
+        plan.checkers,
+        plan.points,
+        plan.pairs,
+        plan.cubeless_cell.name(),
+        plan.cubeful_cell
+            .map_or(String::new(), |c| format!(", cubeful {}", c.name()))
     );
     println!(
-        "wrote {} ({} bytes, {} format)",
-        report.out, report.bytes, report.format
+        "memory: {} ({} of columns: {} of {} positions at once, {} threads); available {} ({})",
+        human(plan.memory_bytes),
+        human(plan.window_bytes),
+        plan.window_columns,
+        plan.positions,
+        plan.threads,
+        plan.memory_available.map_or("unknown".into(), human),
+        fits(plan.fits_memory())
+    );
+    println!(
+        "disk: {} ({} the table); free {} ({})",
+        human(plan.disk_bytes),
+        human(plan.file_bytes),
+        plan.disk_available.map_or("unknown".into(), human),
+        fits(plan.fits_disk(0))
     );
     Ok(())
+}
+
+/// Why a table does not fit in memory, and what would.
+fn memory_refusal(plan: &Plan, cubeful: bool, precision: Precision, dir: &Path) -> String {
+    let space = Space::new(plan.points, plan.checkers).expect("a planned space");
+    let mut options = Vec::new();
+    let other = |cubeful, precision, checkers| {
+        let s = Space::new(plan.points, checkers).expect("fewer checkers");
+        Plan::new(s, cubeful, precision, plan.threads, dir, None)
+    };
+    if cubeful && precision != Precision::Fixed(CellKind::U16) {
+        let p = other(true, Precision::Fixed(CellKind::U16), plan.checkers);
+        if p.fits_memory() {
+            options.push(format!("--precision u16 ({})", human(p.memory_bytes)));
+        }
+    }
+    if cubeful {
+        let p = other(false, precision, plan.checkers);
+        if p.fits_memory() {
+            options.push(format!("no --cubeful ({})", human(p.memory_bytes)));
+        }
+    }
+    if let Some(c) = (1..space.checkers)
+        .rev()
+        .find(|&c| other(cubeful, precision, c).fits_memory())
+    {
+        options.push(format!("--checkers {c}"));
+    }
+    options.push("a machine with more memory".into());
+    format!(
+        "the two-sided table of {} checkers on {} points{} needs {} of memory ({} of them the \
+         window of columns), more than the {} available less {} left to the system; options: {}",
+        plan.checkers,
+        plan.points,
+        if cubeful { " with cubeful equities" } else { "" },
+        human(plan.memory_bytes),
+        human(plan.window_bytes),
+        human(plan.memory_available.unwrap_or(0)),
+        human(HEADROOM_BYTES),
+        options.join(", ")
+    )
 }
 
 /// One position's entry in a one-sided table: the exact mean where the file has it, the
@@ -237,14 +576,44 @@ struct OneSidedEntry {
 
 /// A database as read from a file.
 enum Loaded {
+    /// rollsim's two-sided table, read in place.
+    Columns(TwoSidedTable),
     Rollsim(Table),
     GnubgOne(GnubgOneSided),
     GnubgTwo(format::GnubgTwoSided),
 }
 
-fn load(path: &std::path::Path) -> anyhow::Result<Loaded> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+/// The largest file read whole (every other table is mapped): gnubg addresses its files with
+/// 32-bit offsets, and rollsim's one-sided 15x10 table is 1.6 GB.
+const MAX_READ: u64 = 1 << 33;
+
+fn load(path: &Path) -> anyhow::Result<Loaded> {
     let bad = |e: format::FormatError| input_error(format!("{}: {e}", path.display()));
+    let meta = std::fs::metadata(path)
+        .map_err(|e| input_error(format!("{}: {e}", path.display())))?;
+    if !meta.is_file() {
+        return Err(input_error(format!(
+            "{}: not a regular file",
+            path.display()
+        )));
+    }
+    let mut head = [0u8; 12];
+    let got = std::io::Read::read(
+        &mut std::fs::File::open(path)
+            .map_err(|e| input_error(format!("{}: {e}", path.display())))?,
+        &mut head,
+    )?;
+    if is_table(&head[..got]) {
+        return Ok(Loaded::Columns(TwoSidedTable::open(path).map_err(bad)?));
+    }
+    if meta.len() > MAX_READ {
+        return Err(input_error(format!(
+            "{}: {} bytes is larger than any bearoff table of a format read whole",
+            path.display(),
+            meta.len()
+        )));
+    }
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     if bytes.starts_with(b"gnubg-OS") {
         Ok(Loaded::GnubgOne(read_gnubg_one_sided(&bytes).map_err(bad)?))
     } else if bytes.starts_with(b"gnubg-TS") {
@@ -294,6 +663,7 @@ struct CubefulReport {
 fn query(a: QueryArgs) -> anyhow::Result<()> {
     let loaded = load(&a.file)?;
     let space = match &loaded {
+        Loaded::Columns(t) => t.space(),
         Loaded::Rollsim(Table::One(t)) => t.space,
         Loaded::Rollsim(Table::Two(t)) => t.space,
         Loaded::GnubgOne(g) => Space::new(g.points, g.checkers)?,
@@ -367,27 +737,37 @@ fn query(a: QueryArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let (us, them) = (idx[0], idx[1]);
-    let cubeful = match &loaded {
+    let equities = match &loaded {
+        Loaded::Columns(t) => t.equities(us, them),
         Loaded::Rollsim(Table::Two(t)) => t.cubeful.as_ref().map(|c| {
             let [owned, centred, opponent_owns] = c[us as usize * space.len() + them as usize];
-            let equity = cube_decision(centred, opponent_owns);
-            CubefulReport {
+            Equities {
                 owned,
                 centred,
                 opponent_owns,
-                centred_action: if equity == centred {
-                    "no double"
-                } else if equity == 1.0 {
-                    "double, pass"
-                } else {
-                    "double, take"
-                },
-                centred_equity: equity,
             }
         }),
         _ => None,
     };
+    let cubeful = equities.map(|e| {
+        let (action, equity) = e.decision(false);
+        CubefulReport {
+            owned: e.owned,
+            centred: e.centred,
+            opponent_owns: e.opponent_owns,
+            centred_action: action.as_str(),
+            centred_equity: equity,
+        }
+    });
     let (win, method) = match &loaded {
+        Loaded::Columns(t) => (
+            t.win(us, them),
+            match t.layout().cubeless {
+                CellKind::F64 => "exact",
+                CellKind::F32 => "exact (f32)",
+                CellKind::U16 => "exact (16-bit)",
+            },
+        ),
         Loaded::Rollsim(Table::Two(t)) => (t.win(us, them), "exact"),
         Loaded::GnubgTwo(g) => {
             let n = space.len();
@@ -444,4 +824,104 @@ fn print_distribution(what: &str, d: &[f64]) {
             println!("  {k:>3} {what}: {p:.3e}");
         }
     }
+}
+
+#[derive(Serialize)]
+struct VerifyReport {
+    file: String,
+    format: &'static str,
+    bytes: u64,
+    ok: bool,
+    /// Checksummed chunks (column sections) that do not match.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    bad_columns: Vec<String>,
+    seconds: f64,
+}
+
+fn verify(a: VerifyArgs) -> anyhow::Result<()> {
+    let start = Instant::now();
+    let loaded = load(&a.file)?;
+    let (format, bytes, bad) = match &loaded {
+        Loaded::Columns(t) => {
+            let bar = progress_bar(t.data_bytes(), "bytes", a.quiet || a.json);
+            let bad = t.verify(&|k| bar.inc(k));
+            bar.finish_and_clear();
+            let bad = bad
+                .iter()
+                .map(|b| format!("{:?} column {}", b.section, b.them))
+                .collect();
+            (
+                "rollsim two-sided (checksum per column)",
+                t.data_bytes(),
+                bad,
+            )
+        }
+        // Read whole, their checksum or structure was checked by loading them.
+        Loaded::Rollsim(_) => ("rollsim (whole-file checksum)", 0, Vec::new()),
+        Loaded::GnubgOne(_) | Loaded::GnubgTwo(_) => ("gnubg (no checksum; structure)", 0, vec![]),
+    };
+    let bytes = if bytes == 0 {
+        std::fs::metadata(&a.file)?.len()
+    } else {
+        bytes
+    };
+    let r = VerifyReport {
+        file: a.file.display().to_string(),
+        format,
+        bytes,
+        ok: bad.is_empty(),
+        bad_columns: bad,
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    if a.json {
+        print_json(&r)?;
+    } else if r.ok {
+        println!(
+            "{}: ok, {} checked in {:.2} s ({})",
+            r.file,
+            human(r.bytes),
+            r.seconds,
+            r.format
+        );
+    }
+    if !r.ok {
+        let shown: Vec<&str> = r.bad_columns.iter().take(10).map(String::as_str).collect();
+        return Err(input_error(format!(
+            "{}: {} checksummed chunks do not match: {}{}",
+            r.file,
+            r.bad_columns.len(),
+            shown.join(", "),
+            if r.bad_columns.len() > 10 { ", …" } else { "" }
+        )));
+    }
+    Ok(())
+}
+
+fn extract(a: ExtractArgs) -> anyhow::Result<()> {
+    let Loaded::Columns(table) = load(&a.file)? else {
+        return Err(input_error(format!(
+            "{}: not a two-sided table in rollsim's format (version 2)",
+            a.file.display()
+        )));
+    };
+    let start = Instant::now();
+    let bad = |e: format::FormatError| match e {
+        format::FormatError::Io(e) => anyhow::Error::from(e),
+        e => input_error(format!("{}: {e}", a.file.display())),
+    };
+    match a.format {
+        Format::Rollsim => table.extract(a.checkers, &a.out).map_err(bad)?,
+        Format::Gnubg => write_atomically(&a.out, |w| table.write_gnubg(a.checkers, w))
+            .map_err(bad)?,
+    }
+    println!(
+        "wrote {} ({} checkers on {} points, {} format, {} bytes) in {:.3} s",
+        a.out.display(),
+        a.checkers,
+        table.space().points,
+        format_name(a.format),
+        std::fs::metadata(&a.out).map(|m| m.len()).unwrap_or(0),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
 }

@@ -1,0 +1,244 @@
+//! What a two-sided build needs, worked out before anything is allocated, against what the
+//! machine has.
+
+use std::path::Path;
+
+use super::columns::{CellKind, Moves, Window, sweep_bytes};
+use super::one_sided::Levels;
+use super::position::Space;
+use super::table::{Layout, Section};
+
+/// How values are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Precision {
+    /// f32, and for cubeful equities u16 where f32 does not fit in memory.
+    Auto,
+    Fixed(CellKind),
+}
+
+/// Memory and disk of a two-sided build by columns.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Plan {
+    pub points: u32,
+    pub checkers: u32,
+    pub pairs: u64,
+    pub cubeless_cell: CellKind,
+    pub cubeful_cell: Option<CellKind>,
+    pub threads: usize,
+    /// Columns the window holds at once, of `positions`.
+    pub window_columns: usize,
+    pub positions: usize,
+    /// Peak bytes of memory: the window of the largest pass, the move tables, per-thread
+    /// scratch, and the process itself.
+    pub memory_bytes: u64,
+    pub window_bytes: u64,
+    /// Bytes of the table file (the rollsim format).
+    pub file_bytes: u64,
+    /// Bytes of disk the build needs: the table, plus a gnubg file converted from it.
+    pub disk_bytes: u64,
+    /// What the machine has (None where it cannot tell).
+    pub memory_available: Option<u64>,
+    pub disk_available: Option<u64>,
+}
+
+/// The process, its libraries and allocator slack: measured at 20-30 MB RSS for small builds.
+const PROCESS_BYTES: u64 = 64 << 20;
+/// Room left for the system: never plan to the last byte of available memory.
+pub const HEADROOM_BYTES: u64 = 512 << 20;
+
+impl Plan {
+    /// The plan for a table over `space` (cubeful or not), built on `threads` threads into
+    /// `dir`; with `gnubg_bytes` of gnubg output converted from it.
+    pub fn new(
+        space: Space,
+        cubeful: bool,
+        precision: Precision,
+        threads: usize,
+        dir: &Path,
+        gnubg_bytes: Option<u64>,
+    ) -> Plan {
+        let n = space.len();
+        let window = Window::new(&Levels::new(&space).by_pips, n).capacity;
+        let available = memory_available();
+        let fixed = |cell: CellKind| {
+            let sweep = |k, cell| sweep_bytes(n, window, k, cell, threads);
+            let mut peak = sweep(1, cell.max(CellKind::F32));
+            if cubeful {
+                peak = peak.max(sweep(3, cell));
+            }
+            peak + Moves::estimate_bytes(space) + PROCESS_BYTES
+        };
+        let (cubeless, cubeful_cell) = match precision {
+            Precision::Fixed(c) => (c, cubeful.then_some(c)),
+            Precision::Auto => {
+                let fits = |c| available.is_none_or(|a| fixed(c) + HEADROOM_BYTES <= a);
+                let c = if !cubeful || fits(CellKind::F32) {
+                    CellKind::F32
+                } else {
+                    CellKind::U16
+                };
+                (CellKind::F32, cubeful.then_some(c))
+            }
+        };
+        let layout = Layout {
+            space,
+            cubeless,
+            cubeful: cubeful_cell,
+        };
+        let window_bytes = layout
+            .sections()
+            .iter()
+            .map(|&s| window as u64 * layout.section_bytes(s))
+            .max()
+            .unwrap_or(0);
+        let mut memory_bytes = PROCESS_BYTES + Moves::estimate_bytes(space);
+        memory_bytes += sweep_bytes(n, window, 1, cubeless, threads)
+            .max(cubeful_cell.map_or(0, |c| sweep_bytes(n, window, 3, c, threads)));
+        let file_bytes = layout.file_bytes();
+        Plan {
+            points: space.points,
+            checkers: space.checkers,
+            pairs: (n * n) as u64,
+            cubeless_cell: cubeless,
+            cubeful_cell,
+            threads,
+            window_columns: window,
+            positions: n,
+            memory_bytes,
+            window_bytes,
+            file_bytes,
+            disk_bytes: file_bytes + gnubg_bytes.unwrap_or(0),
+            memory_available: available,
+            disk_available: disk_available(dir),
+        }
+    }
+
+    pub fn layout(&self) -> Layout {
+        Layout {
+            space: Space::new(self.points, self.checkers).expect("a planned space"),
+            cubeless: self.cubeless_cell,
+            cubeful: self.cubeful_cell,
+        }
+    }
+
+    pub fn fits_memory(&self) -> bool {
+        self.memory_available
+            .is_none_or(|a| self.memory_bytes + HEADROOM_BYTES <= a)
+    }
+
+    pub fn fits_disk(&self, already_written: u64) -> bool {
+        self.disk_available
+            .is_none_or(|a| self.disk_bytes.saturating_sub(already_written) <= a)
+    }
+
+    /// Which sections run, each with its values per pair and cell.
+    pub fn passes(&self) -> Vec<(Section, CellKind)> {
+        let mut p = vec![(Section::Cubeless, self.cubeless_cell)];
+        if let Some(c) = self.cubeful_cell {
+            p.push((Section::Cubeful, c));
+        }
+        p
+    }
+}
+
+/// Bytes shown to a person: `12.3 GB`.
+pub fn human(bytes: u64) -> String {
+    let b = bytes as f64;
+    if b >= 1e9 {
+        format!("{:.1} GB", b / 1e9)
+    } else if b >= 1e6 {
+        format!("{:.0} MB", b / 1e6)
+    } else {
+        format!("{:.0} kB", b / 1e3)
+    }
+}
+
+/// Memory this process may still take: the kernel's MemAvailable, or less where a cgroup
+/// limits the process.
+pub fn memory_available() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let available = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))
+        .and_then(|v| v.trim().strip_suffix("kB"))
+        .and_then(|v| v.trim().parse::<u64>().ok())?
+        * 1024;
+    let cgroup = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
+        .ok()
+        .and_then(|m| m.trim().parse::<u64>().ok())
+        .map(|limit| {
+            let used = std::fs::read_to_string("/sys/fs/cgroup/memory.current")
+                .ok()
+                .and_then(|c| c.trim().parse::<u64>().ok())
+                .unwrap_or(0);
+            limit.saturating_sub(used)
+        });
+    Some(cgroup.map_or(available, |c| c.min(available)))
+}
+
+/// Free bytes on the file system holding `dir` (or its nearest existing parent).
+pub fn disk_available(dir: &Path) -> Option<u64> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let mut d = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        while !d.exists() {
+            d = d.parent().filter(|p| !p.as_os_str().is_empty())?;
+        }
+        let path = std::ffi::CString::new(d.as_os_str().as_bytes()).ok()?;
+        // SAFETY: statvfs fills the struct we pass for a NUL-terminated path.
+        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+        if unsafe { libc::statvfs(path.as_ptr(), &mut st) } != 0 {
+            return None;
+        }
+        Some(st.f_bavail as u64 * st.f_frsize as u64)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_full_table_is_sized_without_allocating_it() {
+        // 15 checkers on 6 points: 2.9 G pairs; cubeless f32 needs the window of 35,798+
+        // columns of 54,264 values, about 7.8 GB.
+        let space = Space::new(6, 15).unwrap();
+        let p = Plan::new(
+            space,
+            true,
+            Precision::Fixed(CellKind::F32),
+            2,
+            Path::new("."),
+            None,
+        );
+        assert_eq!(p.pairs, 2_944_581_696);
+        assert!(p.window_columns >= 35_798);
+        let cubeless_window = p.window_columns as u64 * 54_264 * 4;
+        assert!(p.window_bytes == 3 * cubeless_window);
+        assert!(p.memory_bytes > p.window_bytes && p.memory_bytes < p.window_bytes + (1 << 30));
+        // Cubeless plus three equities, f32: 47 GB on disk, as Sconyers' table.
+        assert_eq!(
+            p.file_bytes,
+            4096 + 54_264 * 54_264 * 16 + 54_264 * 2 * 4
+        );
+        let small = Plan::new(
+            space,
+            true,
+            Precision::Fixed(CellKind::U16),
+            2,
+            Path::new("."),
+            None,
+        );
+        assert_eq!(small.window_bytes, cubeless_window / 2 * 3);
+    }
+}
