@@ -302,7 +302,7 @@ fn bearoff_build_and_query() {
         "0,0,0,1",
         "--json",
     ]);
-    assert_eq!(w["method"], "exact");
+    assert!(w["method"].as_str().unwrap().starts_with("exact"), "{w}");
     let p = w["win"].as_f64().unwrap();
     assert!(p > 0.5 && p < 1.0, "{p}");
 }

@@ -266,19 +266,46 @@ pub struct Window {
 }
 
 impl Window {
-    pub fn new(levels: &[Vec<u32>], n: usize) -> Window {
-        let live = (0..levels.len())
-            .map(|l| {
-                levels[l.saturating_sub(MAX_ROLL_PIPS)..=l]
-                    .iter()
-                    .map(Vec::len)
-                    .sum::<usize>()
-            })
+    /// The capacity for levels of these sizes: the most columns 25 consecutive levels hold,
+    /// plus the widest level, since within 25 levels the ring wraps at most once, wasting less
+    /// than one level.
+    fn capacity(sizes: &[u64], n: u64) -> u64 {
+        let live = (0..sizes.len())
+            .map(|l| sizes[l.saturating_sub(MAX_ROLL_PIPS)..=l].iter().sum::<u64>())
             .max()
             .unwrap_or(0);
-        let widest = levels.iter().map(Vec::len).max().unwrap_or(0);
-        // Within 25 levels the ring wraps at most once, wasting less than one level.
-        let capacity = (live + widest).min(n);
+        let widest = sizes.iter().copied().max().unwrap_or(0);
+        (live + widest).min(n)
+    }
+
+    /// The capacity for a space, counted without enumerating its positions (so that a plan
+    /// for an impossible table allocates nothing): positions by pip count from the generating
+    /// function `Π_p 1 / (1 - y x^p)`, truncated at `y^C`.
+    pub fn capacity_of(space: Space) -> u64 {
+        let (c, p) = (space.checkers as usize, space.points as usize);
+        let pips = c * p;
+        // ways[k][s]: positions of exactly k checkers and s pips on the points so far.
+        let mut ways = vec![vec![0u64; pips + 1]; c + 1];
+        ways[0][0] = 1;
+        for point in 1..=p {
+            for k in (1..=c).rev() {
+                for s in (point..=pips).rev() {
+                    let mut add = 0;
+                    for j in 1..=k.min(s / point) {
+                        add += ways[k - j][s - j * point];
+                    }
+                    ways[k][s] += add;
+                }
+            }
+        }
+        let sizes: Vec<u64> = (0..=pips).map(|s| ways.iter().map(|w| w[s]).sum()).collect();
+        let last = sizes.iter().rposition(|&k| k > 0).unwrap_or(0);
+        Window::capacity(&sizes[..=last], space.len() as u64)
+    }
+
+    pub fn new(levels: &[Vec<u32>], n: usize) -> Window {
+        let sizes: Vec<u64> = levels.iter().map(|l| l.len() as u64).collect();
+        let capacity = Window::capacity(&sizes, n as u64) as usize;
         let mut level_slot = Vec::with_capacity(levels.len());
         let mut slot = vec![0u32; n];
         let mut next = 0;
@@ -418,8 +445,7 @@ impl Moves {
     /// moves per position on 6 points with 15 checkers, fewer with fewer (measured), plus the
     /// per-position intermediate lists while it is built.
     pub fn estimate_bytes(space: Space) -> u64 {
-        let n = space.len() as u64;
-        n * 4 * (21 + 6 + 1 + 200 + 20) * 2
+        (space.len() as u64).saturating_mul(4 * (21 + 6 + 1 + 200 + 20) * 2)
     }
 }
 
@@ -467,23 +493,25 @@ impl<W: Real, const K: usize> Scratch<W, K> {
         }
     }
 
-    /// Bytes of one thread's scratch for `n` positions.
-    fn bytes(n: usize) -> u64 {
-        let w = std::mem::size_of::<W>();
-        (n * K * (w + std::mem::size_of::<Chain<W>>()) + BLOCK * K * (w + 8)) as u64
+    /// Bytes of one thread's scratch per position (a row and its chains).
+    fn bytes_per_position() -> u64 {
+        (K * (std::mem::size_of::<W>() + std::mem::size_of::<Chain<W>>())) as u64
     }
 }
 
 /// Bytes the sweep holds: the window of `K`-value columns of `cell` cells, and each thread's
 /// scratch (`threads` of them).
-pub fn sweep_bytes(n: usize, window_columns: usize, k: usize, cell: CellKind, threads: usize) -> u64 {
-    let scratch = match (k, cell) {
-        (1, CellKind::F64) => Scratch::<f64, 1>::bytes(n),
-        (1, _) => Scratch::<f32, 1>::bytes(n),
-        (_, CellKind::F64) => Scratch::<f64, 3>::bytes(n),
-        _ => Scratch::<f32, 3>::bytes(n),
+pub fn sweep_bytes(n: u64, window_columns: u64, k: u64, cell: CellKind, threads: u64) -> u64 {
+    let per_position = match (k, cell) {
+        (1, CellKind::F64) => Scratch::<f64, 1>::bytes_per_position(),
+        (1, _) => Scratch::<f32, 1>::bytes_per_position(),
+        (_, CellKind::F64) => Scratch::<f64, 3>::bytes_per_position(),
+        _ => Scratch::<f32, 3>::bytes_per_position(),
     };
-    (window_columns * n * k * cell.bytes()) as u64 + threads as u64 * scratch
+    let scratch = n.saturating_mul(per_position) + (1 << 20);
+    (window_columns.saturating_mul(n))
+        .saturating_mul(k * cell.bytes() as u64)
+        .saturating_add(threads.saturating_mul(scratch))
 }
 
 /// Runs the sweep from level `first` (0 for a fresh build; on resuming, the window must hold
@@ -813,6 +841,11 @@ mod tests {
         let space = Space::new(6, 15).unwrap();
         let w = Window::new(&Levels::new(&space).by_pips, space.len());
         assert!(w.capacity >= 35_798 && w.capacity <= 35_798 + 1_636);
+        for (points, checkers) in [(6, 15), (6, 6), (3, 10), (10, 3), (1, 1), (18, 1)] {
+            let space = Space::new(points, checkers).unwrap();
+            let w = Window::new(&Levels::new(&space).by_pips, space.len());
+            assert_eq!(Window::capacity_of(space), w.capacity as u64, "{points}x{checkers}");
+        }
     }
 
     #[test]

@@ -4,7 +4,6 @@
 use std::path::Path;
 
 use super::columns::{CellKind, Moves, Window, sweep_bytes};
-use super::one_sided::Levels;
 use super::position::Space;
 use super::table::{Layout, Section};
 
@@ -26,8 +25,8 @@ pub struct Plan {
     pub cubeful_cell: Option<CellKind>,
     pub threads: usize,
     /// Columns the window holds at once, of `positions`.
-    pub window_columns: usize,
-    pub positions: usize,
+    pub window_columns: u64,
+    pub positions: u64,
     /// Peak bytes of memory: the window of the largest pass, the move tables, per-thread
     /// scratch, and the process itself.
     pub memory_bytes: u64,
@@ -57,8 +56,9 @@ impl Plan {
         dir: &Path,
         gnubg_bytes: Option<u64>,
     ) -> Plan {
-        let n = space.len();
-        let window = Window::new(&Levels::new(&space).by_pips, n).capacity;
+        let n = space.len() as u64;
+        let window = Window::capacity_of(space);
+        let threads = threads as u64;
         let available = memory_available();
         let fixed = |cell: CellKind| {
             let sweep = |k, cell| sweep_bytes(n, window, k, cell, threads);
@@ -66,7 +66,7 @@ impl Plan {
             if cubeful {
                 peak = peak.max(sweep(3, cell));
             }
-            peak + Moves::estimate_bytes(space) + PROCESS_BYTES
+            peak.saturating_add(Moves::estimate_bytes(space) + PROCESS_BYTES)
         };
         let (cubeless, cubeful_cell) = match precision {
             Precision::Fixed(c) => (c, cubeful.then_some(c)),
@@ -88,20 +88,21 @@ impl Plan {
         let window_bytes = layout
             .sections()
             .iter()
-            .map(|&s| window as u64 * layout.section_bytes(s))
+            .map(|&s| window.saturating_mul(layout.section_bytes(s)))
             .max()
             .unwrap_or(0);
-        let mut memory_bytes = PROCESS_BYTES + Moves::estimate_bytes(space);
-        memory_bytes += sweep_bytes(n, window, 1, cubeless, threads)
-            .max(cubeful_cell.map_or(0, |c| sweep_bytes(n, window, 3, c, threads)));
+        let memory_bytes = (PROCESS_BYTES + Moves::estimate_bytes(space)).saturating_add(
+            sweep_bytes(n, window, 1, cubeless, threads)
+                .max(cubeful_cell.map_or(0, |c| sweep_bytes(n, window, 3, c, threads))),
+        );
         let file_bytes = layout.file_bytes();
         Plan {
             points: space.points,
             checkers: space.checkers,
-            pairs: (n * n) as u64,
+            pairs: n.saturating_mul(n),
             cubeless_cell: cubeless,
             cubeful_cell,
-            threads,
+            threads: threads as usize,
             window_columns: window,
             positions: n,
             memory_bytes,

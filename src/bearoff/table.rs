@@ -119,7 +119,8 @@ impl Layout {
     }
 
     fn crc_offset(&self) -> u64 {
-        DATA_OFFSET + self.n() * self.record_bytes()
+        // Saturating: a header may name a table too large to exist, which is then refused.
+        DATA_OFFSET.saturating_add(self.n().saturating_mul(self.record_bytes()))
     }
 
     fn crc_entries(&self) -> u64 {
@@ -127,7 +128,7 @@ impl Layout {
     }
 
     pub fn file_bytes(&self) -> u64 {
-        self.crc_offset() + 4 * self.crc_entries()
+        self.crc_offset().saturating_add(4 * self.crc_entries())
     }
 
     fn header(&self, crc_table: u32) -> [u8; HEADER] {
@@ -328,16 +329,18 @@ impl Table {
         let cell = self.layout.cell(section);
         let at = self.layout.column_offset(section, u64::from(them)) as usize
             + (plane * self.layout.n() + u64::from(us)) as usize * cell.bytes();
-        let b = &self.map[at..at + cell.bytes()];
-        let range = match section {
-            Section::Cubeless => Cubeless::RANGE,
-            Section::Cubeful => Cubeful::RANGE,
-        };
-        match cell {
-            CellKind::U16 => f64::from(u16::from_le_bytes([b[0], b[1]]).load(range)),
-            CellKind::F32 => f64::from(f32::from_le_bytes(b.try_into().unwrap())),
-            CellKind::F64 => f64::from_le_bytes(b.try_into().unwrap()),
-        }
+        decode(cell, section, &self.map[at..at + cell.bytes()])
+    }
+
+    /// Every value of a column's section, plane by plane, into `out`.
+    pub fn column_values(&self, section: Section, them: u64, out: &mut Vec<f64>) {
+        let cell = self.layout.cell(section);
+        out.clear();
+        out.extend(
+            self.column_bytes(section, them)
+                .chunks_exact(cell.bytes())
+                .map(|b| decode(cell, section, b)),
+        );
     }
 
     fn check(&self, us: u32, them: u32) {
@@ -464,15 +467,112 @@ impl Table {
     }
 }
 
+/// A stored value, exactly (a u16 cell in f64, not through the sweep's f32).
+fn decode(cell: CellKind, section: Section, b: &[u8]) -> f64 {
+    match cell {
+        CellKind::U16 => {
+            let (lo, hi) = section_range(section);
+            f64::from(u16::from_le_bytes([b[0], b[1]])) * ((hi - lo) / 65535.0) + lo
+        }
+        CellKind::F32 => f64::from(f32::from_le_bytes(b.try_into().unwrap())),
+        CellKind::F64 => f64::from_le_bytes(b.try_into().unwrap()),
+    }
+}
+
+fn section_range(section: Section) -> (f64, f64) {
+    match section {
+        Section::Cubeless => Cubeless::RANGE,
+        Section::Cubeful => Cubeful::RANGE,
+    }
+}
+
+/// How far one table's values are from another's, per value of a section.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Difference {
+    /// `cubeless`, or the cubeful equity `owned`, `centred`, `opponent-owns`.
+    pub value: &'static str,
+    pub max: f64,
+    /// Where the largest difference is: the side on roll's position index and its opponent's.
+    pub at: (u64, u64),
+    pub mean: f64,
+}
+
+/// Compares every value two tables over the same space both have.
+pub fn compare(a: &Table, b: &Table) -> Result<Vec<Difference>> {
+    use rayon::prelude::*;
+    if a.space() != b.space() {
+        return Err(FormatError::Table(format!(
+            "the tables are over different spaces: {:?} and {:?}",
+            a.space(),
+            b.space()
+        )));
+    }
+    let n = a.layout.n();
+    let sections: Vec<Section> = a
+        .layout
+        .sections()
+        .into_iter()
+        .filter(|s| b.layout.sections().contains(s))
+        .collect();
+    let mut out = Vec::new();
+    for section in sections {
+        let planes = Layout::values(section) as usize;
+        let per_column: Vec<Vec<(f64, u64, f64)>> = (0..n)
+            .into_par_iter()
+            .map_init(
+                || (Vec::new(), Vec::new()),
+                |(x, y), them| {
+                    a.column_values(section, them, x);
+                    b.column_values(section, them, y);
+                    (0..planes)
+                        .map(|p| {
+                            let (mut max, mut at, mut sum) = (0.0, 0, 0.0);
+                            for us in 0..n as usize {
+                                let d = (x[p * n as usize + us] - y[p * n as usize + us]).abs();
+                                sum += d;
+                                if d > max {
+                                    (max, at) = (d, us as u64);
+                                }
+                            }
+                            (max, at, sum)
+                        })
+                        .collect()
+                },
+            )
+            .collect();
+        let names: &[&'static str] = match section {
+            Section::Cubeless => &["cubeless"],
+            Section::Cubeful => &["owned", "centred", "opponent-owns"],
+        };
+        for (p, &value) in names.iter().enumerate() {
+            let mut d = Difference {
+                value,
+                max: 0.0,
+                at: (0, 0),
+                mean: 0.0,
+            };
+            for (them, c) in per_column.iter().enumerate() {
+                let (max, us, sum) = c[p];
+                d.mean += sum;
+                if max > d.max {
+                    (d.max, d.at) = (max, (us, them as u64));
+                }
+            }
+            d.mean /= (n * n) as f64;
+            out.push(d);
+        }
+    }
+    Ok(out)
+}
+
 /// Cell `i` of a column's section as gnubg stores it: the winning chance p as
 /// [`quantize`]`(p)`, an equity e as [`quantize`]`((e + 1) / 2)`; u16 cells are that already.
 fn gnubg_value(cell: CellKind, section: Section, column: &[u8], i: usize) -> u16 {
     let b = &column[i * cell.bytes()..][..cell.bytes()];
-    let v = match cell {
-        CellKind::U16 => return u16::from_le_bytes([b[0], b[1]]),
-        CellKind::F32 => f64::from(f32::from_le_bytes(b.try_into().unwrap())),
-        CellKind::F64 => f64::from_le_bytes(b.try_into().unwrap()),
-    };
+    if cell == CellKind::U16 {
+        return u16::from_le_bytes([b[0], b[1]]);
+    }
+    let v = decode(cell, section, b);
     match section {
         Section::Cubeless => quantize(v),
         Section::Cubeful => quantize((v + 1.0) / 2.0),

@@ -30,6 +30,8 @@ pub enum Command {
     Query(QueryArgs),
     /// Check every checksum of a database.
     Verify(VerifyArgs),
+    /// Compare every value of two two-sided tables over the same space (e.g. two precisions).
+    Compare(CompareArgs),
     /// Cut the table of fewer checkers out of a two-sided table (the block gnubg's order puts
     /// first), e.g. gnubg's 6x6 `gnubg_ts0.bd` out of the 15x15 table.
     Extract(ExtractArgs),
@@ -128,6 +130,16 @@ pub struct VerifyArgs {
 }
 
 #[derive(ClapArgs, Debug)]
+pub struct CompareArgs {
+    /// Two two-sided tables in rollsim's format.
+    #[arg(num_args = 2, required = true)]
+    files: Vec<PathBuf>,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(ClapArgs, Debug)]
 pub struct ExtractArgs {
     /// A two-sided table in rollsim's format.
     file: PathBuf,
@@ -161,6 +173,7 @@ pub fn run(c: Command) -> anyhow::Result<()> {
         Command::Query(a) => query(a),
         Command::Verify(a) => verify(a),
         Command::Extract(a) => extract(a),
+        Command::Compare(a) => compare(a),
     }
 }
 
@@ -897,13 +910,49 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn extract(a: ExtractArgs) -> anyhow::Result<()> {
-    let Loaded::Columns(table) = load(&a.file)? else {
-        return Err(input_error(format!(
+/// A two-sided table in rollsim's format, or an input error.
+fn load_table(path: &Path) -> anyhow::Result<TwoSidedTable> {
+    match load(path)? {
+        Loaded::Columns(t) => Ok(t),
+        _ => Err(input_error(format!(
             "{}: not a two-sided table in rollsim's format (version 2)",
-            a.file.display()
-        )));
+            path.display()
+        ))),
+    }
+}
+
+#[derive(Serialize)]
+struct CompareReport {
+    a: String,
+    b: String,
+    values: Vec<crate::bearoff::table::Difference>,
+    seconds: f64,
+}
+
+fn compare(a: CompareArgs) -> anyhow::Result<()> {
+    let start = Instant::now();
+    let (x, y) = (load_table(&a.files[0])?, load_table(&a.files[1])?);
+    let values = crate::bearoff::table::compare(&x, &y).map_err(input_error)?;
+    let r = CompareReport {
+        a: a.files[0].display().to_string(),
+        b: a.files[1].display().to_string(),
+        values,
+        seconds: start.elapsed().as_secs_f64(),
     };
+    if a.json {
+        return print_json(&r);
+    }
+    for d in &r.values {
+        println!(
+            "{:>13}: max difference {:.3e} (positions {} vs {}), mean {:.3e}",
+            d.value, d.max, d.at.0, d.at.1, d.mean
+        );
+    }
+    Ok(())
+}
+
+fn extract(a: ExtractArgs) -> anyhow::Result<()> {
+    let table = load_table(&a.file)?;
     let start = Instant::now();
     let bad = |e: format::FormatError| match e {
         format::FormatError::Io(e) => anyhow::Error::from(e),
