@@ -132,12 +132,13 @@ pub fn bearoff_build(
     gpu: Option<&crate::gpu::Gpu>,
     budget: f64,
 ) -> anyhow::Result<Measurement> {
-    use crate::bearoff::{OneSided, Space, two_sided::TwoSided};
+    use crate::bearoff::columns::{Cubeless, solve_in_memory};
+    use crate::bearoff::{OneSided, Space};
     use crate::gpu::bearoff::{solve_one_sided, solve_two_sided};
     let space = Space::new(points, checkers)?;
     let build = || -> anyhow::Result<usize> {
         Ok(match (two_sided, gpu) {
-            (true, None) => TwoSided::build(space).win.len(),
+            (true, None) => solve_in_memory::<1, Cubeless, f32>(space).len(),
             (true, Some(g)) => solve_two_sided(g, space)?.win.len(),
             (false, None) => OneSided::build(space, true).mean.len(),
             (false, Some(g)) => {

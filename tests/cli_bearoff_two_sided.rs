@@ -45,16 +45,32 @@ fn the_small_table_is_the_block_of_the_large_one() {
         "--out",
         &cut,
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(std::fs::read(&cut).unwrap() == std::fs::read(&small).unwrap());
     // Cubeful too, and through gnubg's format.
     let large = build(&dir, "c8.rsb", "8", &["--cubeful"]);
     let small = build(&dir, "c6.bd", "6", &["--cubeful", "--format", "gnubg"]);
     let cut = dir.file("cut6.bd");
     let out = rollsim(&[
-        "bearoff", "extract", &large, "--checkers", "6", "--format", "gnubg", "--out", &cut,
+        "bearoff",
+        "extract",
+        &large,
+        "--checkers",
+        "6",
+        "--format",
+        "gnubg",
+        "--out",
+        &cut,
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(std::fs::read(&cut).unwrap() == std::fs::read(&small).unwrap());
 }
 
@@ -73,7 +89,14 @@ fn queries_read_the_table_in_place() {
     let q = json(&["bearoff", "query", &t, "0,1", "6", "--json"]);
     assert_eq!(q["win"].as_f64().unwrap(), 1.0);
     assert_eq!(q["cubeful"]["centred_action"], "no double");
-    let q = json(&["bearoff", "query", &t, "0,0,0,0,0,2", "0,0,0,0,0,2", "--json"]);
+    let q = json(&[
+        "bearoff",
+        "query",
+        &t,
+        "0,0,0,0,0,2",
+        "0,0,0,0,0,2",
+        "--json",
+    ]);
     let (w, c) = (q["win"].as_f64().unwrap(), &q["cubeful"]);
     assert!(w > 0.5 && w < 1.0, "{q}");
     let (owned, centred, theirs) = (
@@ -81,12 +104,18 @@ fn queries_read_the_table_in_place() {
         c["centred"].as_f64().unwrap(),
         c["opponent_owns"].as_f64().unwrap(),
     );
-    assert!(owned >= 2.0 * w - 1.0 - 1e-6 && 2.0 * w - 1.0 >= theirs - 1e-6, "{q}");
+    assert!(
+        owned >= 2.0 * w - 1.0 - 1e-6 && 2.0 * w - 1.0 >= theirs - 1e-6,
+        "{q}"
+    );
     assert!(owned >= centred && centred >= theirs, "{q}");
     // The library reads the same values.
     let table = Table::open(std::path::Path::new(&t)).unwrap();
     let space = Space::new(6, 6).unwrap();
-    let (us, them) = (space.index(&[0, 0, 0, 0, 0, 2]), space.index(&[0, 0, 0, 0, 0, 2]));
+    let (us, them) = (
+        space.index(&[0, 0, 0, 0, 0, 2]),
+        space.index(&[0, 0, 0, 0, 0, 2]),
+    );
     assert_eq!(table.win(us, them), w);
     assert_eq!(table.equities(us, them).unwrap().centred, centred);
     let v = json(&["bearoff", "verify", &t, "--json"]);
@@ -148,7 +177,11 @@ fn a_killed_build_resumes_to_the_same_bytes() {
     assert!(!std::path::Path::new(&out).exists());
     assert!(dir.path("killed.rsb.partial.ckpt").exists());
     let resumed = rollsim(&args);
-    assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
     assert!(String::from_utf8_lossy(&resumed.stdout).contains("resumed"));
     assert!(std::fs::read(&out).unwrap() == std::fs::read(&whole).unwrap());
     assert!(!dir.path("killed.rsb.partial").exists());
@@ -198,7 +231,14 @@ fn impossible_builds_are_refused_before_allocating() {
     assert!(p["memory_bytes"].as_u64().unwrap() > 100_000_000_000, "{p}");
     // A plan that fits exits 0 and writes nothing.
     let plan = json(&[
-        "bearoff", "build", "--two-sided", "--checkers", "6", "--out", &out, "--dry-run",
+        "bearoff",
+        "build",
+        "--two-sided",
+        "--checkers",
+        "6",
+        "--out",
+        &out,
+        "--dry-run",
         "--json",
     ]);
     assert_eq!(plan["pairs"], 853_776);
@@ -240,7 +280,10 @@ fn gnubg_makebearoff_tables_agree_within_its_rounding() {
         .unwrap();
     assert!(ok.status.success());
     let ours = build(&dir, "ours.bd", "4", &["--cubeful", "--format", "gnubg"]);
-    let (a, b) = (std::fs::read(&ours).unwrap(), std::fs::read(&theirs).unwrap());
+    let (a, b) = (
+        std::fs::read(&ours).unwrap(),
+        std::fs::read(&theirs).unwrap(),
+    );
     assert_eq!(a.len(), b.len());
     assert_eq!(a[..40], b[..40], "the same header");
     // makebearoff carries its 16-bit values through the recursion; rollsim rounds each exact
@@ -249,7 +292,10 @@ fn gnubg_makebearoff_tables_agree_within_its_rounding() {
         .chunks_exact(2)
         .zip(b[40..].chunks_exact(2))
         .map(|(x, y)| {
-            let (x, y) = (u16::from_le_bytes([x[0], x[1]]), u16::from_le_bytes([y[0], y[1]]));
+            let (x, y) = (
+                u16::from_le_bytes([x[0], x[1]]),
+                u16::from_le_bytes([y[0], y[1]]),
+            );
             x.abs_diff(y)
         })
         .max()

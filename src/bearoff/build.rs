@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use super::columns::{Cell, CellKind, Cubeful, Cubeless, Moves, Recurrence, sweep};
+use super::columns::{Cell, CellKind, Cubeful, Cubeless, Fixed, Moves, Recurrence, sweep};
 use super::plan::Plan;
 use super::table::{Partial, Progress, Section};
 use crate::memory::huge_filled;
@@ -68,9 +68,11 @@ pub fn build_two_sided(out: &Path, plan: &Plan, opts: Options) -> anyhow::Result
             (Section::Cubeless, CellKind::F32) => pass.run::<1, Cubeless, f32>(),
             (Section::Cubeless, CellKind::F64) => pass.run::<1, Cubeless, f64>(),
             (Section::Cubeless, CellKind::U16) => pass.run::<1, Cubeless, u16>(),
+            (Section::Cubeless, CellKind::Fixed32) => pass.run::<1, Cubeless, Fixed>(),
             (Section::Cubeful, CellKind::F32) => pass.run::<3, Cubeful, f32>(),
             (Section::Cubeful, CellKind::F64) => pass.run::<3, Cubeful, f64>(),
             (Section::Cubeful, CellKind::U16) => pass.run::<3, Cubeful, u16>(),
+            (Section::Cubeful, CellKind::Fixed32) => pass.run::<3, Cubeful, Fixed>(),
         }?;
     }
     partial.finish(opts.durable)?;

@@ -84,6 +84,61 @@ macro_rules! real {
 real!(f32);
 real!(f64);
 
+/// A value in fixed point, `raw / 2^29`: every value of a bearoff table lies in [-1, 1], and
+/// twice that still fits. The sweep's operations on it are exact integer ones, and its sum over
+/// the rolls is exact in f64, so a value is the exact recurrence rounded once to 2^-29 (1.9e-9):
+/// the same bits on every backend, GPU kernels included, which have no f64.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(transparent)]
+pub struct Fixed(pub i32);
+
+impl Fixed {
+    pub const FRACTION_BITS: u32 = 29;
+    const SCALE: f64 = (1u64 << Self::FRACTION_BITS) as f64;
+}
+
+impl Neg for Fixed {
+    type Output = Fixed;
+    #[inline(always)]
+    fn neg(self) -> Fixed {
+        Fixed(-self.0)
+    }
+}
+
+impl Real for Fixed {
+    // Not i32::MIN, whose negation overflows.
+    const NEG_INFINITY: Self = Fixed(-i32::MAX);
+    const ONE: Self = Fixed(1 << Self::FRACTION_BITS);
+    #[inline(always)]
+    fn max(self, other: Self) -> Self {
+        Fixed(self.0.max(other.0))
+    }
+    #[inline(always)]
+    fn maxnum(self, other: Self) -> Self {
+        Fixed(self.0.max(other.0))
+    }
+    #[inline(always)]
+    fn min(self, other: Self) -> Self {
+        Fixed(self.0.min(other.0))
+    }
+    #[inline(always)]
+    fn twice(self) -> Self {
+        Fixed(self.0 << 1)
+    }
+    /// Exact: a power-of-two scale.
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        f64::from(self.0) / Self::SCALE
+    }
+    /// Rounded half up to the nearest 2^-29, `floor(v 2^29 + 1/2)`: exact in f64 for the
+    /// sweep's `OFFSET + sum / 36`, whose exact value is either a multiple of 2^-29 / 36 at
+    /// least 1/36 of a step from a rounding boundary or exactly on one (and then representable).
+    #[inline(always)]
+    fn from_f64(v: f64) -> Self {
+        Fixed((v * Self::SCALE + 0.5).floor() as i32)
+    }
+}
+
 /// How values are stored, in memory and in rollsim's file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -91,6 +146,8 @@ pub enum CellKind {
     /// 16-bit fixed point over the value's range (gnubg's own precision).
     U16,
     F32,
+    /// [`Fixed`]: 32-bit fixed point, 2^-29; the GPU's cell.
+    Fixed32,
     F64,
 }
 
@@ -98,7 +155,7 @@ impl CellKind {
     pub const fn bytes(self) -> usize {
         match self {
             CellKind::U16 => 2,
-            CellKind::F32 => 4,
+            CellKind::F32 | CellKind::Fixed32 => 4,
             CellKind::F64 => 8,
         }
     }
@@ -109,19 +166,26 @@ impl CellKind {
             CellKind::F32 => 1,
             CellKind::F64 => 2,
             CellKind::U16 => 3,
+            CellKind::Fixed32 => 4,
         }
     }
 
     pub fn from_code(code: u32) -> Option<CellKind> {
-        [CellKind::F32, CellKind::F64, CellKind::U16]
-            .into_iter()
-            .find(|k| k.code() == code)
+        [
+            CellKind::F32,
+            CellKind::F64,
+            CellKind::U16,
+            CellKind::Fixed32,
+        ]
+        .into_iter()
+        .find(|k| k.code() == code)
     }
 
     pub const fn name(self) -> &'static str {
         match self {
             CellKind::U16 => "u16",
             CellKind::F32 => "f32",
+            CellKind::Fixed32 => "fixed32",
             CellKind::F64 => "f64",
         }
     }
@@ -133,6 +197,7 @@ impl CellKind {
         match self {
             CellKind::U16 => (range.1 - range.0) / 65535.0 / 2.0,
             CellKind::F32 => top * f64::from(f32::EPSILON) / 2.0,
+            CellKind::Fixed32 => 0.5 / Fixed::SCALE,
             CellKind::F64 => top * f64::EPSILON / 2.0,
         }
     }
@@ -172,6 +237,19 @@ impl Cell for f32 {
     }
 }
 
+impl Cell for Fixed {
+    type Work = Fixed;
+    const KIND: CellKind = CellKind::Fixed32;
+    #[inline(always)]
+    fn load(self, _: (f64, f64)) -> Fixed {
+        self
+    }
+    #[inline(always)]
+    fn store(v: f64, _: (f64, f64)) -> Fixed {
+        Fixed::from_f64(v)
+    }
+}
+
 impl Cell for u16 {
     type Work = f32;
     const KIND: CellKind = CellKind::U16;
@@ -199,6 +277,8 @@ pub trait Recurrence<const K: usize>: Sync {
     /// The mover's K values, up to `OFFSET`, when the opponent is on roll with values `v`.
     /// Exact in any [`Real`]: it only negates, doubles and compares.
     fn after<W: Real>(v: [W; K]) -> [W; K];
+    /// The body of `after` in WGSL (`shaders/bearoff_columns.wgsl`), from `v` into `a`.
+    const WGSL_AFTER: &'static str;
 }
 
 /// Cubeless: the winning chance, `W = 1 - Σ_r p(r) min_play W'`.
@@ -213,6 +293,7 @@ impl Recurrence<1> for Cubeless {
     fn after<W: Real>([w]: [W; 1]) -> [W; 1] {
         [-w]
     }
+    const WGSL_AFTER: &'static str = "a[0] = -v[0];";
 }
 
 /// Cubeful money equities of the side on roll before its cube decision: it owns the cube, the
@@ -235,6 +316,8 @@ impl Recurrence<3> for Cubeful {
             -cube_decision(owns, opponent_owns),
         ]
     }
+    const WGSL_AFTER: &'static str =
+        "a[0] = -v[2]; a[1] = -cube_decision(v[1], v[2]); a[2] = -cube_decision(v[0], v[2]);";
 }
 
 /// What the sweep needs of a space: its levels, every position's plays per roll (for rows)
@@ -271,7 +354,11 @@ impl Window {
     /// than one level.
     fn capacity(sizes: &[u64], n: u64) -> u64 {
         let live = (0..sizes.len())
-            .map(|l| sizes[l.saturating_sub(MAX_ROLL_PIPS)..=l].iter().sum::<u64>())
+            .map(|l| {
+                sizes[l.saturating_sub(MAX_ROLL_PIPS)..=l]
+                    .iter()
+                    .sum::<u64>()
+            })
             .max()
             .unwrap_or(0);
         let widest = sizes.iter().copied().max().unwrap_or(0);
@@ -298,7 +385,9 @@ impl Window {
                 }
             }
         }
-        let sizes: Vec<u64> = (0..=pips).map(|s| ways.iter().map(|w| w[s]).sum()).collect();
+        let sizes: Vec<u64> = (0..=pips)
+            .map(|s| ways.iter().map(|w| w[s]).sum())
+            .collect();
         let last = sizes.iter().rposition(|&k| k > 0).unwrap_or(0);
         Window::capacity(&sizes[..=last], space.len() as u64)
     }
@@ -430,6 +519,12 @@ impl Moves {
     fn die_moves(&self, u: usize, d: usize) -> &[u32] {
         let i = 6 * u + d;
         &self.die[self.die_start[i] as usize..self.die_start[i + 1] as usize]
+    }
+
+    /// The play lists as the GPU reads them: where each list starts (`21 x + r`, one more
+    /// entry than lists) and the positions.
+    pub(crate) fn play_lists(&self) -> (&[u32], &[u32]) {
+        (&self.plays_start, &self.plays)
     }
 
     /// Bytes these tables take (the plan counts them).
@@ -598,7 +693,8 @@ fn solve_position_fastest<const K: usize, R: Recurrence<K>, C: Cell>(
         ) {
             solve_position::<K, R, C>(moves, others, s, x, column)
         }
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
             // SAFETY: the CPU has the features `avx2` was compiled for.
             return unsafe { avx2::<K, R, C>(moves, others, s, x, column) };
         }
@@ -699,7 +795,8 @@ fn die_chain<const K: usize, W: Real, const A: usize>(
     u: usize,
 ) -> ([[W; 8]; K], [W; K]) {
     let neg = W::NEG_INFINITY;
-    let (mut pair, mut first, mut third, mut double) = ([[neg; 8]; K], [neg; K], [neg; K], [neg; K]);
+    let (mut pair, mut first, mut third, mut double) =
+        ([[neg; 8]; K], [neg; K], [neg; K], [neg; K]);
     for &m in moves.die_moves(u, A) {
         let next = &chains[m as usize];
         for j in 0..K {
@@ -769,36 +866,58 @@ fn row_roll<const K: usize, R: Recurrence<K>, C: Cell>(
     }
 }
 
+/// The whole table in memory, `[them][j][us]` (column `them`, value j, the side on roll at
+/// `us`): for small tables, tests and benchmarks.
+pub fn solve_in_memory<const K: usize, R: Recurrence<K>, C: Cell>(space: Space) -> Vec<C> {
+    let moves = Moves::new(space);
+    let n = moves.n;
+    let out = std::sync::Mutex::new(vec![C::zeroed(); n * K * n]);
+    let mut window = vec![C::zeroed(); moves.window.capacity * K * n];
+    sweep::<K, R, C>(
+        &moves,
+        0,
+        &mut window,
+        &|x, col| {
+            let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
+            out[x as usize * K * n..][..K * n].copy_from_slice(col);
+            Ok(())
+        },
+        &mut |_| Ok(()),
+    )
+    .expect("a sink in memory does not fail");
+    out.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::bearoff::moves::slow_plays;
     use crate::bearoff::two_sided::TwoSided;
-    use std::sync::Mutex;
 
-    /// The whole table as `[them][j][us]`, by running the sweep into memory.
-    pub(crate) fn build<const K: usize, R: Recurrence<K>, C: Cell>(space: Space) -> Vec<C> {
-        let moves = Moves::new(space);
+    #[test]
+    fn every_level_is_reported_once_after_its_columns() {
+        let moves = Moves::new(Space::new(4, 4).unwrap());
         let n = moves.n;
-        let out = Mutex::new(vec![C::zeroed(); n * K * n]);
-        let mut window = vec![C::zeroed(); moves.window.capacity * K * n];
+        let written = std::sync::Mutex::new(vec![false; n]);
+        let mut window = vec![0f32; moves.window.capacity * n];
         let mut levels = Vec::new();
-        sweep::<K, R, C>(
+        sweep::<1, Cubeless, f32>(
             &moves,
             0,
             &mut window,
-            &|x, col| {
-                out.lock().unwrap()[x as usize * K * n..][..K * n].copy_from_slice(col);
+            &|x, _| {
+                written.lock().unwrap()[x as usize] = true;
                 Ok(())
             },
             &mut |l| {
+                let w = written.lock().unwrap();
+                assert!(moves.levels[l].iter().all(|&x| w[x as usize]));
                 levels.push(l);
                 Ok(())
             },
         )
         .unwrap();
         assert_eq!(levels, (0..moves.levels.len()).collect::<Vec<_>>());
-        out.into_inner().unwrap()
     }
 
     #[test]
@@ -844,7 +963,11 @@ mod tests {
         for (points, checkers) in [(6, 15), (6, 6), (3, 10), (10, 3), (1, 1), (18, 1)] {
             let space = Space::new(points, checkers).unwrap();
             let w = Window::new(&Levels::new(&space).by_pips, space.len());
-            assert_eq!(Window::capacity_of(space), w.capacity as u64, "{points}x{checkers}");
+            assert_eq!(
+                Window::capacity_of(space),
+                w.capacity as u64,
+                "{points}x{checkers}"
+            );
         }
     }
 
@@ -854,7 +977,7 @@ mod tests {
             let space = Space::new(points, checkers).unwrap();
             let n = space.len();
             let old = TwoSided::build(space);
-            let new = build::<1, Cubeless, f64>(space);
+            let new = solve_in_memory::<1, Cubeless, f64>(space);
             for us in 0..n {
                 for them in 0..n {
                     if us == 0 && them == 0 {
@@ -873,7 +996,7 @@ mod tests {
         let n = space.len();
         let old = TwoSided::build_with_progress(space, true, &|_| {});
         let cube = old.cubeful.unwrap();
-        let new = build::<3, Cubeful, f64>(space);
+        let new = solve_in_memory::<3, Cubeful, f64>(space);
         for us in 0..n {
             for them in 0..n {
                 if us == 0 && them == 0 {
@@ -890,16 +1013,30 @@ mod tests {
     #[test]
     fn narrow_cells_stay_near_f64() {
         let space = Space::new(6, 5).unwrap();
-        let exact = build::<1, Cubeless, f64>(space);
-        let single = build::<1, Cubeless, f32>(space);
+        let exact = solve_in_memory::<1, Cubeless, f64>(space);
+        let single = solve_in_memory::<1, Cubeless, f32>(space);
         let worst = exact
             .iter()
             .zip(&single)
             .map(|(&a, &b)| (a - f64::from(b)).abs())
             .fold(0.0, f64::max);
         assert!(worst < 1e-6, "f32 cubeless off by {worst}");
-        let exact = build::<3, Cubeful, f64>(space);
-        let fixed = build::<3, Cubeful, u16>(space);
+        let fixed = solve_in_memory::<1, Cubeless, Fixed>(space);
+        let worst = exact
+            .iter()
+            .zip(&fixed)
+            .map(|(&a, &b)| (a - b.to_f64()).abs())
+            .fold(0.0, f64::max);
+        assert!(worst < 1e-8, "fixed32 cubeless off by {worst}");
+        let exact = solve_in_memory::<3, Cubeful, f64>(space);
+        let wide = solve_in_memory::<3, Cubeful, Fixed>(space);
+        let worst = exact
+            .iter()
+            .zip(&wide)
+            .map(|(&a, &b)| (a - b.to_f64()).abs())
+            .fold(0.0, f64::max);
+        assert!(worst < 1e-8, "fixed32 cubeful off by {worst}");
+        let fixed = solve_in_memory::<3, Cubeful, u16>(space);
         let worst = exact
             .iter()
             .zip(&fixed)
@@ -916,8 +1053,8 @@ mod tests {
         // 6-checker one, bit for bit.
         let (small, large) = (Space::new(6, 4).unwrap(), Space::new(6, 6).unwrap());
         let (a, b) = (
-            build::<3, Cubeful, f32>(small),
-            build::<3, Cubeful, f32>(large),
+            solve_in_memory::<3, Cubeful, f32>(small),
+            solve_in_memory::<3, Cubeful, f32>(large),
         );
         let (m, n) = (small.len(), large.len());
         for them in 0..m {
@@ -929,6 +1066,36 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn fixed_point_rounds_half_up_exactly() {
+        let step = 1.0 / Fixed::SCALE;
+        assert_eq!(Fixed::from_f64(1.0), Fixed::ONE);
+        assert_eq!(Fixed::from_f64(-1.0), -Fixed::ONE);
+        assert_eq!(Fixed::from_f64(0.5 * step), Fixed(1));
+        assert_eq!(Fixed::from_f64(-0.5 * step), Fixed(0));
+        assert_eq!(Fixed::from_f64(0.49 * step), Fixed(0));
+        // The sweep's form: OFFSET + m 2^-29 / 36 rounds as floor((m + 18) / 36) + OFFSET.
+        for m in [
+            -36 * 5 - 18,
+            -19,
+            -18,
+            -17,
+            0,
+            17,
+            18,
+            19,
+            36 * 1000 + 18,
+            35 << 29,
+        ] {
+            for offset in [0.0, 1.0] {
+                let v = offset + (f64::from(m) * step) / 36.0;
+                let want = (i64::from(m) + 18).div_euclid(36) + ((offset as i64) << 29);
+                assert_eq!(i64::from(Fixed::from_f64(v).0), want, "{m} {offset}");
+            }
+        }
+        assert_eq!(cube_decision(Fixed::ONE, Fixed::ONE), Fixed::ONE);
     }
 
     #[test]

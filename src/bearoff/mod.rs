@@ -2,6 +2,7 @@
 
 pub mod build;
 pub mod columns;
+pub mod columns_gpu;
 pub mod format;
 pub mod moves;
 pub mod one_sided;

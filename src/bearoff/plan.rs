@@ -12,7 +12,7 @@ use super::table::{Layout, Section};
 pub enum Precision {
     /// f32, and for cubeful equities u16 where f32 does not fit in memory.
     Auto,
-    Fixed(CellKind),
+    Cell(CellKind),
 }
 
 /// Memory and disk of a two-sided build by columns.
@@ -62,14 +62,14 @@ impl Plan {
         let available = memory_available();
         let fixed = |cell: CellKind| {
             let sweep = |k, cell| sweep_bytes(n, window, k, cell, threads);
-            let mut peak = sweep(1, cell.max(CellKind::F32));
+            let mut peak = sweep(1, CellKind::F32);
             if cubeful {
                 peak = peak.max(sweep(3, cell));
             }
             peak.saturating_add(Moves::estimate_bytes(space) + PROCESS_BYTES)
         };
         let (cubeless, cubeful_cell) = match precision {
-            Precision::Fixed(c) => (c, cubeful.then_some(c)),
+            Precision::Cell(c) => (c, cubeful.then_some(c)),
             Precision::Auto => {
                 let fits = |c| available.is_none_or(|a| fixed(c) + HEADROOM_BYTES <= a);
                 let c = if !cubeful || fits(CellKind::F32) {
@@ -217,7 +217,7 @@ mod tests {
         let p = Plan::new(
             space,
             true,
-            Precision::Fixed(CellKind::F32),
+            Precision::Cell(CellKind::F32),
             2,
             Path::new("."),
             None,
@@ -228,14 +228,11 @@ mod tests {
         assert!(p.window_bytes == 3 * cubeless_window);
         assert!(p.memory_bytes > p.window_bytes && p.memory_bytes < p.window_bytes + (1 << 30));
         // Cubeless plus three equities, f32: 47 GB on disk, as Sconyers' table.
-        assert_eq!(
-            p.file_bytes,
-            4096 + 54_264 * 54_264 * 16 + 54_264 * 2 * 4
-        );
+        assert_eq!(p.file_bytes, 4096 + 54_264 * 54_264 * 16 + 54_264 * 2 * 4);
         let small = Plan::new(
             space,
             true,
-            Precision::Fixed(CellKind::U16),
+            Precision::Cell(CellKind::U16),
             2,
             Path::new("."),
             None,

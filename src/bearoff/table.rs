@@ -12,7 +12,7 @@
 //! | 12 | 4 | kind, 2 (two-sided) |
 //! | 16 | 4 | points |
 //! | 20 | 4 | checkers |
-//! | 24 | 4 | cubeless cell: 1 f32, 2 f64, 3 u16 (0..=65535 over 0..=1) |
+//! | 24 | 4 | cubeless cell: 1 f32, 2 f64, 3 u16 (0..=65535 over 0..=1), 4 fixed32 (i32, 2^-29) |
 //! | 28 | 4 | cubeful cell, as above (u16 over -1..=1), or 0 without cubeful equities |
 //! | 32 | 8 | n, positions per side, C(P + C, P) |
 //! | 40 | 8 | data offset, 4096 |
@@ -39,7 +39,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use super::columns::{Cell, CellKind, Cubeful, Cubeless, Recurrence};
+use super::columns::{Cell, CellKind, Cubeful, Cubeless, Fixed, Real, Recurrence};
 use super::format::{
     FormatError, exact_size, plural, quantize, u32_at, write_gnubg_two_sided_rows,
 };
@@ -475,6 +475,7 @@ fn decode(cell: CellKind, section: Section, b: &[u8]) -> f64 {
             f64::from(u16::from_le_bytes([b[0], b[1]])) * ((hi - lo) / 65535.0) + lo
         }
         CellKind::F32 => f64::from(f32::from_le_bytes(b.try_into().unwrap())),
+        CellKind::Fixed32 => Fixed(i32::from_le_bytes(b.try_into().unwrap())).to_f64(),
         CellKind::F64 => f64::from_le_bytes(b.try_into().unwrap()),
     }
 }
@@ -624,7 +625,11 @@ impl Partial {
     /// Opens the build of `layout` into `out`: resumes `OUT.partial` if its checkpoint is for
     /// the same table and its file is whole, else starts it afresh. Refuses a partial file that
     /// another build holds.
-    pub fn open(out: &Path, layout: Layout, fresh: bool) -> io::Result<(Partial, Option<Progress>)> {
+    pub fn open(
+        out: &Path,
+        layout: Layout,
+        fresh: bool,
+    ) -> io::Result<(Partial, Option<Progress>)> {
         let name = out.file_name().ok_or_else(|| {
             io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -654,7 +659,11 @@ impl Partial {
             file,
             crcs: (0..entries).map(|_| AtomicU32::new(0)).collect(),
         };
-        let resumed = if fresh { None } else { partial.read_checkpoint() };
+        let resumed = if fresh {
+            None
+        } else {
+            partial.read_checkpoint()
+        };
         if resumed.is_none() {
             let _ = fs::remove_file(&partial.checkpoint);
             partial.file.set_len(0)?;
@@ -702,21 +711,39 @@ impl Partial {
     }
 
     /// Writes a column's section (from the worker that finished it).
-    pub fn write_column<C: Cell>(&self, section: Section, them: u32, cells: &[C]) -> io::Result<()> {
+    pub fn write_column<C: Cell>(
+        &self,
+        section: Section,
+        them: u32,
+        cells: &[C],
+    ) -> io::Result<()> {
         self.write_column_bytes(section, them, bytemuck::cast_slice(cells))
     }
 
     fn write_column_bytes(&self, section: Section, them: u32, bytes: &[u8]) -> io::Result<()> {
         assert_eq!(bytes.len() as u64, self.layout.section_bytes(section));
-        write_at(&self.file, bytes, self.layout.column_offset(section, u64::from(them)))?;
+        write_at(
+            &self.file,
+            bytes,
+            self.layout.column_offset(section, u64::from(them)),
+        )?;
         self.crcs[self.entry(section, them)].store(crc32fast::hash(bytes), Ordering::Relaxed);
         Ok(())
     }
 
     /// Reads back a column's section written before a checkpoint, checked against its CRC.
-    pub fn read_column<C: Cell>(&self, section: Section, them: u32, cells: &mut [C]) -> io::Result<()> {
+    pub fn read_column<C: Cell>(
+        &self,
+        section: Section,
+        them: u32,
+        cells: &mut [C],
+    ) -> io::Result<()> {
         let bytes: &mut [u8] = bytemuck::cast_slice_mut(cells);
-        read_at(&self.file, bytes, self.layout.column_offset(section, u64::from(them)))?;
+        read_at(
+            &self.file,
+            bytes,
+            self.layout.column_offset(section, u64::from(them)),
+        )?;
         let stored = self.crcs[self.entry(section, them)].load(Ordering::Relaxed);
         if crc32fast::hash(bytes) != stored {
             return Err(io::Error::new(

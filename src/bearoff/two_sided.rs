@@ -8,9 +8,9 @@
 
 use rayon::prelude::*;
 
+use super::columns::Real;
 use super::moves::{ROLLS, Unranked};
 use super::one_sided::{Levels, MIN_TASK, roll_index};
-use super::columns::Real;
 use super::position::Space;
 use crate::memory::huge_filled;
 

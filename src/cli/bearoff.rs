@@ -8,13 +8,13 @@ use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use serde::Serialize;
 
 use super::{ComputeArgs, input_error, print_json, progress_bar};
+use crate::bearoff::build::{Options, build_two_sided as build_two_sided_columns, write_two_sided};
+use crate::bearoff::columns::CellKind;
 use crate::bearoff::format::{
     self, GnubgOneSided, Table, read_gnubg_one_sided, read_gnubg_two_sided, read_rollsim,
     write_gnubg_one_sided, write_rollsim,
 };
 use crate::bearoff::one_sided::{PIPS_PER_ROLL, has_first_off, mean_sd, race_win_probability};
-use crate::bearoff::build::{Options, build_two_sided as build_two_sided_columns, write_two_sided};
-use crate::bearoff::columns::CellKind;
 use crate::bearoff::plan::{HEADROOM_BYTES, Plan, Precision, human, memory_available};
 use crate::bearoff::table::{Equities, Progress, Table as TwoSidedTable, is_table};
 use crate::bearoff::{OneSided, Space};
@@ -103,6 +103,8 @@ pub enum PrecisionArg {
     Auto,
     F64,
     F32,
+    /// 32-bit fixed point (2^-29): exact integer arithmetic, the same bits on CPU and GPU.
+    Fixed32,
     U16,
 }
 
@@ -110,9 +112,10 @@ impl PrecisionArg {
     fn precision(self) -> Precision {
         match self {
             PrecisionArg::Auto => Precision::Auto,
-            PrecisionArg::F64 => Precision::Fixed(CellKind::F64),
-            PrecisionArg::F32 => Precision::Fixed(CellKind::F32),
-            PrecisionArg::U16 => Precision::Fixed(CellKind::U16),
+            PrecisionArg::F64 => Precision::Cell(CellKind::F64),
+            PrecisionArg::F32 => Precision::Cell(CellKind::F32),
+            PrecisionArg::U16 => Precision::Cell(CellKind::U16),
+            PrecisionArg::Fixed32 => Precision::Cell(CellKind::Fixed32),
         }
     }
 }
@@ -303,11 +306,13 @@ fn build_one_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
     let passes = if gammon { 4 } else { 2 };
     let bar = progress_bar(passes * n, "position passes", quiet);
     let t = match gpu {
-        Some(g) => OneSided::build_with(space, gammon, &|k| bar.inc(k), &mut |s, levels, below| {
-            let p = solve_one_sided(g, s, levels, below)?;
-            bar.inc(n);
-            Ok(p)
-        })?,
+        Some(g) => {
+            OneSided::build_with(space, gammon, &|k| bar.inc(k), &mut |s, levels, below| {
+                let p = solve_one_sided(g, s, levels, below)?;
+                bar.inc(n);
+                Ok(p)
+            })?
+        }
         None => OneSided::build_cpu(space, gammon, &|k| bar.inc(k)),
     };
     bar.finish_and_clear();
@@ -383,7 +388,7 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
         _ => None,
     };
     let precision = if gpu.is_some() {
-        Precision::Fixed(CellKind::F64)
+        Precision::Cell(CellKind::F64)
     } else {
         a.precision.precision()
     };
@@ -396,7 +401,9 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
         Format::Rollsim => a.out.clone(),
         Format::Gnubg => dir.join(format!(
             ".{}.rollsim",
-            a.out.file_name().map_or("out".into(), |f| f.to_string_lossy())
+            a.out
+                .file_name()
+                .map_or("out".into(), |f| f.to_string_lossy())
         )),
     };
     let partial_bytes = partial_allocated(&table_path);
@@ -404,7 +411,9 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
         print_plan(&plan, a.json)?;
     }
     if !plan.fits_memory() {
-        return Err(input_error(memory_refusal(&plan, a.cubeful, precision, dir)));
+        return Err(input_error(memory_refusal(
+            &plan, a.cubeful, precision, dir,
+        )));
     }
     if !plan.fits_disk(partial_bytes) {
         return Err(input_error(format!(
@@ -546,8 +555,8 @@ fn memory_refusal(plan: &Plan, cubeful: bool, precision: Precision, dir: &Path) 
         let s = Space::new(plan.points, checkers).expect("fewer checkers");
         Plan::new(s, cubeful, precision, plan.threads, dir, None)
     };
-    if cubeful && precision != Precision::Fixed(CellKind::U16) {
-        let p = other(true, Precision::Fixed(CellKind::U16), plan.checkers);
+    if cubeful && precision != Precision::Cell(CellKind::U16) {
+        let p = other(true, Precision::Cell(CellKind::U16), plan.checkers);
         if p.fits_memory() {
             options.push(format!("--precision u16 ({})", human(p.memory_bytes)));
         }
@@ -570,7 +579,11 @@ fn memory_refusal(plan: &Plan, cubeful: bool, precision: Precision, dir: &Path) 
          window of columns), more than the {} available less {} left to the system; options: {}",
         plan.checkers,
         plan.points,
-        if cubeful { " with cubeful equities" } else { "" },
+        if cubeful {
+            " with cubeful equities"
+        } else {
+            ""
+        },
         human(plan.memory_bytes),
         human(plan.window_bytes),
         human(plan.memory_available.unwrap_or(0)),
@@ -602,8 +615,8 @@ const MAX_READ: u64 = 1 << 33;
 
 fn load(path: &Path) -> anyhow::Result<Loaded> {
     let bad = |e: format::FormatError| input_error(format!("{}: {e}", path.display()));
-    let meta = std::fs::metadata(path)
-        .map_err(|e| input_error(format!("{}: {e}", path.display())))?;
+    let meta =
+        std::fs::metadata(path).map_err(|e| input_error(format!("{}: {e}", path.display())))?;
     if !meta.is_file() {
         return Err(input_error(format!(
             "{}: not a regular file",
@@ -778,6 +791,7 @@ fn query(a: QueryArgs) -> anyhow::Result<()> {
             match t.layout().cubeless {
                 CellKind::F64 => "exact",
                 CellKind::F32 => "exact (f32)",
+                CellKind::Fixed32 => "exact (fixed32)",
                 CellKind::U16 => "exact (16-bit)",
             },
         ),
@@ -904,7 +918,11 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
             r.file,
             r.bad_columns.len(),
             shown.join(", "),
-            if r.bad_columns.len() > 10 { ", …" } else { "" }
+            if r.bad_columns.len() > 10 {
+                ", …"
+            } else {
+                ""
+            }
         )));
     }
     Ok(())
@@ -960,8 +978,9 @@ fn extract(a: ExtractArgs) -> anyhow::Result<()> {
     };
     match a.format {
         Format::Rollsim => table.extract(a.checkers, &a.out).map_err(bad)?,
-        Format::Gnubg => write_atomically(&a.out, |w| table.write_gnubg(a.checkers, w))
-            .map_err(bad)?,
+        Format::Gnubg => {
+            write_atomically(&a.out, |w| table.write_gnubg(a.checkers, w)).map_err(bad)?
+        }
     }
     println!(
         "wrote {} ({} checkers on {} points, {} format, {} bytes) in {:.3} s",

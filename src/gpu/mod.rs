@@ -372,19 +372,30 @@ impl Gpu {
         kernel: &shaders::Kernel,
         layout: Option<&wgpu::PipelineLayout>,
     ) -> Result<wgpu::ComputePipeline, GpuError> {
-        self.scoped(&format!("compiling {}", kernel.name), || {
+        self.pipeline_source(kernel.name, &kernel.source(), "main", layout)
+    }
+
+    /// The pipeline of entry point `entry` of WGSL `source` (a kernel made at run time).
+    pub fn pipeline_source(
+        &self,
+        name: &str,
+        source: &str,
+        entry: &str,
+        layout: Option<&wgpu::PipelineLayout>,
+    ) -> Result<wgpu::ComputePipeline, GpuError> {
+        self.scoped(&format!("compiling {name}"), || {
             let module = self
                 .device
                 .create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some(kernel.name),
-                    source: wgpu::ShaderSource::Wgsl(kernel.source().into()),
+                    label: Some(name),
+                    source: wgpu::ShaderSource::Wgsl(source.into()),
                 });
             self.device
                 .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(kernel.name),
+                    label: Some(name),
                     layout,
                     module: &module,
-                    entry_point: Some("main"),
+                    entry_point: Some(entry),
                     compilation_options: Default::default(),
                     cache: None,
                 })

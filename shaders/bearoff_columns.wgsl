@@ -1,0 +1,223 @@
+// The two-sided bearoff sweep by columns, one chunk of one level of pip count: twin of
+// `crate::bearoff::columns` with `Fixed` cells (i32, 2^-29 = one unit), whose arithmetic is
+// exact integer arithmetic, so that every value is the CPU's to the last bit.
+//
+// `rows`: thread (u, x), u fastest: V(x, u) = OFFSET + Σ_r w_r max_{x' ∈ plays(x, r)} after(C[x'][u]) / 36
+// into `rows`. `columns`: thread (x, u), x fastest: V(u, x) the same over u's plays, read from
+// the rows, into x's slot of the window. K (1 cubeless, 3 cubeful) is substituted by the host.
+
+const K: u32 = {{K}}u;
+// After the last play of the opponent: 1 (cubeless: 1 - min W) or 0 (cubeful).
+const OFFSET: i32 = {{OFFSET}};
+const WON: i32 = 536870912; // 1.0
+const LOST: i32 = {{LOST}};
+const NEG: i32 = -2147483647;
+
+struct Params {
+    n: u32,
+    // Positions of this chunk: order[first .. first + count].
+    first: u32,
+    count: u32,
+    groups_x: u32,
+    // Where each table starts in `moves`.
+    plays_start_at: u32,
+    plays_at: u32,
+    slot_at: u32,
+    order_at: u32,
+    // Window slots per binding.
+    slots_per_binding: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> moves: array<u32>;
+@group(0) @binding(2) var<storage, read_write> rows: array<i32>;
+@group(0) @binding(3) var<storage, read_write> w0: array<i32>;
+@group(0) @binding(4) var<storage, read_write> w1: array<i32>;
+@group(0) @binding(5) var<storage, read_write> w2: array<i32>;
+@group(0) @binding(6) var<storage, read_write> w3: array<i32>;
+
+fn window_load(slot: u32, i: u32) -> i32 {
+    let b = slot / params.slots_per_binding;
+    let at = (slot % params.slots_per_binding) * K * params.n + i;
+    switch b {
+        case 0u: { return w0[at]; }
+        case 1u: { return w1[at]; }
+        case 2u: { return w2[at]; }
+        default: { return w3[at]; }
+    }
+}
+
+fn window_store(slot: u32, i: u32, v: i32) {
+    let b = slot / params.slots_per_binding;
+    let at = (slot % params.slots_per_binding) * K * params.n + i;
+    switch b {
+        case 0u: { w0[at] = v; }
+        case 1u: { w1[at] = v; }
+        case 2u: { w2[at] = v; }
+        default: { w3[at] = v; }
+    }
+}
+
+// gnubg's cube decision (`cube_decision` in two_sided.rs), exact on fixed point.
+fn cube_decision(no_double: i32, owned_by_taker: i32) -> i32 {
+    let take = owned_by_taker * 2;
+    if take >= no_double && no_double <= WON {
+        return min(take, WON);
+    }
+    return no_double;
+}
+
+// The mover's values when the opponent is on roll with `v` (`Recurrence::after`): substituted
+// by the host, cubeless `a[0] = -v[0]`, cubeful (owned, centred, opponent owns)
+// `-v[2], -cube_decision(v[1], v[2]), -cube_decision(v[0], v[2])`.
+fn after(v: array<i32, K>) -> array<i32, K> {
+    var a: array<i32, K>;
+    {{AFTER}}
+    return a;
+}
+
+// A signed 64-bit sum, as (low word, high word).
+struct Sum {
+    lo: u32,
+    hi: i32,
+}
+
+fn add(s: Sum, t: i32) -> Sum {
+    let lo = s.lo + bitcast<u32>(t);
+    let carry = select(0, 1, lo < s.lo);
+    return Sum(lo, s.hi + select(0, -1, t < 0) + carry);
+}
+
+// floor(a / 36) for 0 <= a < 2^36 (hi < 16): long division in 16-bit pieces.
+fn div36(lo: u32, hi: u32) -> u32 {
+    let t1 = (hi << 16u) | (lo >> 16u);
+    let r1 = t1 % 36u;
+    let t2 = (r1 << 16u) | (lo & 0xffffu);
+    return ((t1 / 36u) << 16u) | (t2 / 36u);
+}
+
+// OFFSET + the sum / 36, rounded half up to a unit: `Fixed::from_f64(OFFSET + sum / 36)`.
+fn finish(s0: Sum) -> i32 {
+    let s = add(s0, 18);
+    if s.hi >= 0 {
+        return OFFSET + i32(div36(s.lo, u32(s.hi)));
+    }
+    // floor(a / 36) = -ceil(-a / 36) = -floor((-a + 35) / 36).
+    let neg_lo = ~s.lo + 1u;
+    let neg_hi = ~s.hi + select(0, 1, s.lo == 0u);
+    let m = add(Sum(neg_lo, neg_hi), 35);
+    return OFFSET - i32(div36(m.lo, u32(m.hi)));
+}
+
+// The 21 rolls in ROLLS order weigh 1 (doubles) or 2: roll r of a's block is a double when it
+// is the block's first.
+fn roll_weight36(r: u32) -> i32 {
+    // Doubles at r = 0, 6, 11, 15, 18, 20.
+    if r == 0u || r == 6u || r == 11u || r == 15u || r == 18u || r == 20u {
+        return 1;
+    }
+    return 2;
+}
+
+fn linear(id: vec3<u32>) -> u32 {
+    return id.x + id.y * params.groups_x * 64u;
+}
+
+@compute @workgroup_size(64)
+fn rows_main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = linear(id);
+    let n = params.n;
+    if i >= params.count * n {
+        return;
+    }
+    let u = i % n;
+    let xi = i / n;
+    let x = moves[params.order_at + params.first + xi];
+    let out = xi * K * n + u;
+    if x == 0u {
+        return;
+    }
+    if u == 0u {
+        for (var j = 0u; j < K; j++) {
+            rows[out + j * n] = LOST;
+        }
+        return;
+    }
+    var sums: array<Sum, K>;
+    for (var r = 0u; r < 21u; r++) {
+        let at = params.plays_start_at + 21u * x + r;
+        var best: array<i32, K>;
+        for (var j = 0u; j < K; j++) {
+            best[j] = NEG;
+        }
+        for (var t = moves[at]; t < moves[at + 1u]; t++) {
+            let p = moves[params.plays_at + t];
+            let slot = moves[params.slot_at + p];
+            var v: array<i32, K>;
+            for (var j = 0u; j < K; j++) {
+                v[j] = window_load(slot, j * n + u);
+            }
+            let a = after(v);
+            for (var j = 0u; j < K; j++) {
+                best[j] = max(best[j], a[j]);
+            }
+        }
+        let w = roll_weight36(r);
+        for (var j = 0u; j < K; j++) {
+            sums[j] = add(sums[j], w * best[j]);
+        }
+    }
+    for (var j = 0u; j < K; j++) {
+        rows[out + j * n] = finish(sums[j]);
+    }
+}
+
+@compute @workgroup_size(64)
+fn columns_main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = linear(id);
+    let n = params.n;
+    if i >= params.count * n {
+        return;
+    }
+    let xi = i % params.count;
+    let u = i / params.count;
+    let x = moves[params.order_at + params.first + xi];
+    let slot = moves[params.slot_at + x];
+    if u == 0u || x == 0u {
+        // u off: it won; x off (and u not): u lost.
+        for (var j = 0u; j < K; j++) {
+            window_store(slot, j * n + u, select(LOST, WON, u == 0u));
+        }
+        return;
+    }
+    let row = xi * K * n;
+    var sums: array<Sum, K>;
+    for (var r = 0u; r < 21u; r++) {
+        let at = params.plays_start_at + 21u * u + r;
+        var best: array<i32, K>;
+        for (var j = 0u; j < K; j++) {
+            best[j] = NEG;
+        }
+        for (var t = moves[at]; t < moves[at + 1u]; t++) {
+            let p = moves[params.plays_at + t];
+            var v: array<i32, K>;
+            for (var j = 0u; j < K; j++) {
+                v[j] = rows[row + j * n + p];
+            }
+            let a = after(v);
+            for (var j = 0u; j < K; j++) {
+                best[j] = max(best[j], a[j]);
+            }
+        }
+        let w = roll_weight36(r);
+        for (var j = 0u; j < K; j++) {
+            sums[j] = add(sums[j], w * best[j]);
+        }
+    }
+    for (var j = 0u; j < K; j++) {
+        window_store(slot, j * n + u, finish(sums[j]));
+    }
+}
