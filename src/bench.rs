@@ -133,13 +133,14 @@ pub fn bearoff_build(
     budget: f64,
 ) -> anyhow::Result<Measurement> {
     use crate::bearoff::columns::{Cubeless, solve_in_memory};
+    use crate::bearoff::columns_gpu;
     use crate::bearoff::{OneSided, Space};
-    use crate::gpu::bearoff::{solve_one_sided, solve_two_sided};
+    use crate::gpu::bearoff::solve_one_sided;
     let space = Space::new(points, checkers)?;
     let build = || -> anyhow::Result<usize> {
         Ok(match (two_sided, gpu) {
             (true, None) => solve_in_memory::<1, Cubeless, f32>(space).len(),
-            (true, Some(g)) => solve_two_sided(g, space)?.win.len(),
+            (true, Some(g)) => columns_gpu::solve_in_memory::<1, Cubeless>(g, space)?.len(),
             (false, None) => OneSided::build(space, true).mean.len(),
             (false, Some(g)) => {
                 OneSided::build_with(space, true, &|_| {}, &mut |s, levels, below| {

@@ -5,8 +5,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::columns::{Cell, CellKind, Cubeful, Cubeless, Fixed, Moves, Recurrence, sweep};
+use super::columns_gpu;
 use super::plan::Plan;
 use super::table::{Partial, Progress, Section};
+use crate::gpu::Gpu;
 use crate::memory::huge_filled;
 
 /// How a build reports and checkpoints.
@@ -26,8 +28,14 @@ pub struct Options<'a> {
 /// For tests of resuming: the process kills itself right after this many checkpoints.
 const KILL_AFTER_CHECKPOINTS: &str = "ROLLSIM_TEST_KILL_AFTER_CHECKPOINTS";
 
-/// Builds the planned table into `out` (written as `OUT.partial`, then renamed).
-pub fn build_two_sided(out: &Path, plan: &Plan, opts: Options) -> anyhow::Result<()> {
+/// Builds the planned table into `out` (written as `OUT.partial`, then renamed), on the GPU
+/// when one is given (the plan's cells are then fixed32), else on CPU threads.
+pub fn build_two_sided(
+    out: &Path,
+    plan: &Plan,
+    gpu: Option<&Gpu>,
+    opts: Options,
+) -> anyhow::Result<()> {
     let layout = plan.layout();
     let (partial, resumed) = Partial::open(out, layout, opts.fresh)?;
     let moves = Moves::new(layout.space);
@@ -64,15 +72,20 @@ pub fn build_two_sided(out: &Path, plan: &Plan, opts: Options) -> anyhow::Result
             checkpoints: &mut checkpoints,
             kill_after,
         };
-        match (section, cell) {
-            (Section::Cubeless, CellKind::F32) => pass.run::<1, Cubeless, f32>(),
-            (Section::Cubeless, CellKind::F64) => pass.run::<1, Cubeless, f64>(),
-            (Section::Cubeless, CellKind::U16) => pass.run::<1, Cubeless, u16>(),
-            (Section::Cubeless, CellKind::Fixed32) => pass.run::<1, Cubeless, Fixed>(),
-            (Section::Cubeful, CellKind::F32) => pass.run::<3, Cubeful, f32>(),
-            (Section::Cubeful, CellKind::F64) => pass.run::<3, Cubeful, f64>(),
-            (Section::Cubeful, CellKind::U16) => pass.run::<3, Cubeful, u16>(),
-            (Section::Cubeful, CellKind::Fixed32) => pass.run::<3, Cubeful, Fixed>(),
+        match (gpu, section, cell) {
+            (Some(g), Section::Cubeless, CellKind::Fixed32) => pass.run_gpu::<1, Cubeless>(g),
+            (Some(g), Section::Cubeful, CellKind::Fixed32) => pass.run_gpu::<3, Cubeful>(g),
+            (Some(_), _, cell) => {
+                anyhow::bail!("the GPU sweep stores fixed32 values, not {}", cell.name())
+            }
+            (None, Section::Cubeless, CellKind::F32) => pass.run::<1, Cubeless, f32>(),
+            (None, Section::Cubeless, CellKind::F64) => pass.run::<1, Cubeless, f64>(),
+            (None, Section::Cubeless, CellKind::U16) => pass.run::<1, Cubeless, u16>(),
+            (None, Section::Cubeless, CellKind::Fixed32) => pass.run::<1, Cubeless, Fixed>(),
+            (None, Section::Cubeful, CellKind::F32) => pass.run::<3, Cubeful, f32>(),
+            (None, Section::Cubeful, CellKind::F64) => pass.run::<3, Cubeful, f64>(),
+            (None, Section::Cubeful, CellKind::U16) => pass.run::<3, Cubeful, u16>(),
+            (None, Section::Cubeful, CellKind::Fixed32) => pass.run::<3, Cubeful, Fixed>(),
         }?;
     }
     partial.finish(opts.durable)?;
@@ -92,54 +105,91 @@ struct Pass<'a> {
 }
 
 impl Pass<'_> {
-    fn run<const K: usize, R: Recurrence<K>, C: Cell>(&mut self) -> anyhow::Result<()> {
-        let (moves, partial, section) = (self.moves, self.partial, self.section);
-        let n = moves.n;
-        let record = K * n;
-        let levels = moves.levels.len();
-        if self.first >= levels {
+    /// Pairs of levels before `first`, for the progress of a resumed pass.
+    fn done_before(&self) -> u64 {
+        let n = self.moves.n;
+        self.moves.levels[..self.first]
+            .iter()
+            .map(|l| (l.len() * n) as u64)
+            .sum()
+    }
+
+    /// After each level: its progress, and a checkpoint when one is due.
+    fn level_done(&mut self, level: usize) -> std::io::Result<()> {
+        let n = self.moves.n;
+        (self.progress)((self.moves.levels[level].len() * n) as u64);
+        if self.last.elapsed() >= self.every {
+            self.partial.checkpoint(Progress {
+                section: self.section,
+                levels_done: level + 1,
+            })?;
+            self.last = Instant::now();
+            *self.checkpoints += 1;
+            if self.kill_after == Some(*self.checkpoints) {
+                kill_self();
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the pass is already complete; reports the pairs done before `first`.
+    fn skip(&self) -> bool {
+        let n = self.moves.n;
+        if self.first >= self.moves.levels.len() {
             (self.progress)((n * n) as u64);
+            return true;
+        }
+        let done = self.done_before();
+        if done > 0 {
+            (self.progress)(done);
+        }
+        false
+    }
+
+    /// The levels whose columns a pass resumed at `first` reads again.
+    fn reload_levels(&self) -> std::ops::Range<usize> {
+        self.first.saturating_sub(super::columns::MAX_ROLL_PIPS)..self.first
+    }
+
+    fn run<const K: usize, R: Recurrence<K>, C: Cell>(&mut self) -> anyhow::Result<()> {
+        if self.skip() {
             return Ok(());
         }
+        let (moves, partial, section) = (self.moves, self.partial, self.section);
+        let record = K * moves.n;
         let mut window = huge_filled(moves.window.capacity * record, C::zeroed());
         // Resuming: the columns the next levels read come back from the partial file.
-        let reload = self.first.saturating_sub(super::columns::MAX_ROLL_PIPS)..self.first;
-        for level in reload {
+        for level in self.reload_levels() {
             for &x in &moves.levels[level] {
                 let slot = moves.window.slot[x as usize] as usize;
                 partial.read_column(section, x, &mut window[slot * record..][..record])?;
             }
         }
-        let done: u64 = moves.levels[..self.first]
-            .iter()
-            .map(|l| (l.len() * n) as u64)
-            .sum();
-        if done > 0 {
-            (self.progress)(done);
-        }
-        let mut level_done = |level: usize| -> std::io::Result<()> {
-            (self.progress)((moves.levels[level].len() * n) as u64);
-            if self.last.elapsed() >= self.every {
-                partial.checkpoint(Progress {
-                    section,
-                    levels_done: level + 1,
-                })?;
-                self.last = Instant::now();
-                *self.checkpoints += 1;
-                if self.kill_after == Some(*self.checkpoints) {
-                    kill_self();
-                }
-            }
-            Ok(())
-        };
+        let first = self.first;
         sweep::<K, R, C>(
             moves,
-            self.first,
+            first,
             &mut window,
             &|x, column| partial.write_column(section, x, column),
-            &mut level_done,
+            &mut |level| self.level_done(level),
         )?;
         Ok(())
+    }
+
+    fn run_gpu<const K: usize, R: Recurrence<K>>(&mut self, gpu: &Gpu) -> anyhow::Result<()> {
+        if self.skip() {
+            return Ok(());
+        }
+        let (moves, partial, section) = (self.moves, self.partial, self.section);
+        let first = self.first;
+        columns_gpu::sweep::<K, R>(
+            gpu,
+            moves,
+            first,
+            &|x, cells: &mut [Fixed]| partial.read_column(section, x, cells),
+            &|x, column| partial.write_column(section, x, column),
+            &mut |level| self.level_done(level),
+        )
     }
 }
 
@@ -151,32 +201,4 @@ fn kill_self() -> ! {
         libc::kill(libc::getpid(), libc::SIGKILL);
     }
     std::process::abort()
-}
-
-/// Writes a table solved in memory (the GPU's, f64) into rollsim's file.
-pub fn write_two_sided(t: &super::two_sided::TwoSided, out: &Path) -> anyhow::Result<()> {
-    let layout = super::table::Layout {
-        space: t.space,
-        cubeless: CellKind::F64,
-        cubeful: t.cubeful.as_ref().map(|_| CellKind::F64),
-    };
-    let (partial, _) = Partial::open(out, layout, true)?;
-    let n = t.space.len();
-    let mut column = vec![0f64; 3 * n];
-    for them in 0..n {
-        for (us, c) in column[..n].iter_mut().enumerate() {
-            *c = t.win[us * n + them];
-        }
-        partial.write_column(Section::Cubeless, them as u32, &column[..n])?;
-        if let Some(cube) = &t.cubeful {
-            for us in 0..n {
-                for j in 0..3 {
-                    column[j * n + us] = cube[us * n + them][j];
-                }
-            }
-            partial.write_column(Section::Cubeful, them as u32, &column)?;
-        }
-    }
-    partial.finish(true)?;
-    Ok(())
 }

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use super::columns::{CellKind, Moves, Window, sweep_bytes};
+use super::columns_gpu::{Limits, device_layout};
 use super::position::Space;
 use super::table::{Layout, Section};
 
@@ -38,6 +39,21 @@ pub struct Plan {
     /// What the machine has (None where it cannot tell).
     pub memory_available: Option<u64>,
     pub disk_available: Option<u64>,
+    /// On the GPU: the adapter, the bytes the sweep takes on it and how its window is split,
+    /// or why it does not fit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<GpuPlan>,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct GpuPlan {
+    pub adapter: String,
+    pub device_bytes: u64,
+    pub window_bindings: u64,
+    pub binding_bytes: u64,
+    /// Why the sweep does not fit the adapter, if it does not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
 }
 
 /// The process, its libraries and allocator slack: measured at 20-30 MB RSS for small builds.
@@ -111,7 +127,45 @@ impl Plan {
             disk_bytes: file_bytes + gnubg_bytes.unwrap_or(0),
             memory_available: available,
             disk_available: disk_available(dir),
+            gpu: None,
         }
+    }
+
+    /// The plan for the GPU's sweep (fixed32 cells) on an adapter with `limits`: the window
+    /// lives on the device, the host holds the move tables and one chunk's read-back.
+    pub fn for_gpu(
+        space: Space,
+        cubeful: bool,
+        adapter: &str,
+        limits: Limits,
+        dir: &Path,
+        gnubg_bytes: Option<u64>,
+    ) -> Plan {
+        let mut plan = Plan::new(
+            space,
+            cubeful,
+            Precision::Cell(CellKind::Fixed32),
+            1,
+            dir,
+            gnubg_bytes,
+        );
+        let sizes = Window::level_sizes(space);
+        let widest = sizes.iter().copied().max().unwrap_or(1);
+        let words = Moves::estimate_gpu_words(space);
+        let n = plan.positions;
+        let k = if cubeful { 3 } else { 1 };
+        let layout = device_layout(n, plan.window_columns, widest, words, k, limits);
+        plan.memory_bytes = PROCESS_BYTES
+            + Moves::estimate_bytes(space)
+            + layout.as_ref().map_or(0, |l| l.host_bytes);
+        plan.gpu = Some(GpuPlan {
+            adapter: adapter.to_string(),
+            device_bytes: layout.as_ref().map_or(0, |l| l.device_bytes),
+            window_bindings: layout.as_ref().map_or(0, |l| l.bindings),
+            binding_bytes: limits.binding,
+            refused: layout.err(),
+        });
+        plan
     }
 
     pub fn layout(&self) -> Layout {

@@ -1,17 +1,22 @@
-//! The two-sided bearoff database: the exact cubeless probability that the side on roll wins,
-//! for every pair of one-sided positions, under the plays that maximise it.
+//! A two-sided bearoff table in memory (as rollsim's format 1 stores it), and gnubg's cube
+//! decision.
 //!
 //! `W(us, them) = Σ_r p(r) max_play (1 - W(them, us'))`, with `W(0, ·) = 1` (the side on roll
-//! is off) and `W(us, 0) = 0` otherwise. The sweep goes by total pip count of the pair, and, as
-//! in the one-sided sweep, keeps per pair the best outcome of one, two and three steps of each
-//! die, so a roll's best play is a few lookups.
+//! is off) and `W(us, 0) = 0` otherwise. Tables are built by the sweep by columns
+//! (`super::columns`); the tests keep here the earlier sweep by pairs as an independent
+//! reference: by total pip count of the pair, keeping per pair, as the one-sided sweep does,
+//! the best outcome of one, two and three steps of each die, at 152 bytes a pair.
 
+#[cfg(test)]
 use rayon::prelude::*;
 
 use super::columns::Real;
+#[cfg(test)]
 use super::moves::{ROLLS, Unranked};
+#[cfg(test)]
 use super::one_sided::{Levels, MIN_TASK, roll_index};
 use super::position::Space;
+#[cfg(test)]
 use crate::memory::huge_filled;
 
 /// A solved two-sided table over `space` for both sides.
@@ -25,6 +30,7 @@ pub struct TwoSided {
     pub cubeful: Option<Vec<[f64; 3]>>,
 }
 
+#[cfg(test)]
 /// `chains[j][k][d - 1]`: the mover's best value j after k + 1 steps of die d, the opponent then
 /// on roll. Stored opponent-major (`them * n + us`): a pair's lookups all fall in its
 /// opponent's row, which stays in cache (924 x 144 bytes a value for 6 checkers on 6 points).
@@ -38,13 +44,15 @@ type Chains<const K: usize> = [[[f64; 6]; 3]; K];
 #[inline(always)]
 pub fn cube_decision<W: Real>(no_double: W, owned_by_taker: W) -> W {
     let take = owned_by_taker.twice();
-    if take >= no_double && no_double <= W::ONE {
+    // `&`, not `&&`: no branch, so that the rows vectorise.
+    if (take >= no_double) & (no_double <= W::ONE) {
         take.min(W::ONE)
     } else {
         no_double
     }
 }
 
+#[cfg(test)]
 /// What a two-sided sweep computes per pair: K values of the side on roll, their terminal
 /// values, and what the mover gets from the opponent's K values after its play.
 trait Values<const K: usize>: Sync {
@@ -56,9 +64,11 @@ trait Values<const K: usize>: Sync {
     fn after(v: &[f64; K]) -> [f64; K];
 }
 
+#[cfg(test)]
 /// Cubeless: the winning chance.
 struct Cubeless;
 
+#[cfg(test)]
 impl Values<1> for Cubeless {
     const WON: [f64; 1] = [1.0];
     const LOST: [f64; 1] = [0.0];
@@ -67,9 +77,11 @@ impl Values<1> for Cubeless {
     }
 }
 
+#[cfg(test)]
 /// Cubeful equities: owned, centred, opponent owns.
 struct Cubeful;
 
+#[cfg(test)]
 impl Values<3> for Cubeful {
     const WON: [f64; 3] = [1.0; 3];
     const LOST: [f64; 3] = [-1.0; 3];
@@ -86,6 +98,13 @@ impl Values<3> for Cubeful {
     }
 }
 
+impl TwoSided {
+    pub fn win(&self, us: u32, them: u32) -> f64 {
+        self.win[us as usize * self.space.len() + them as usize]
+    }
+}
+
+#[cfg(test)]
 impl TwoSided {
     /// Solves the cubeless table on CPU threads.
     pub fn build(space: Space) -> TwoSided {
@@ -106,17 +125,15 @@ impl TwoSided {
             cubeful: cubeful.then(|| cubeful_equities(space, progress)),
         }
     }
-
-    pub fn win(&self, us: u32, them: u32) -> f64 {
-        self.win[us as usize * self.space.len() + them as usize]
-    }
 }
 
+#[cfg(test)]
 /// The cubeful equities of every pair (see [`TwoSided::cubeful`]), on CPU threads.
 pub fn cubeful_equities(space: Space, progress: &(dyn Fn(u64) + Sync)) -> Vec<[f64; 3]> {
     sweep::<3, Cubeful>(space, progress)
 }
 
+#[cfg(test)]
 /// The sweep by levels of total pip count, on a rayon worker (see [`OneSided::build_cpu`]: a
 /// parallel loop per level started from outside the pool wakes a worker and sleeps for each;
 /// median of 15 builds of 6x6, two runs each: 390-421 ms from outside, 356-359 ms on a worker).
@@ -129,6 +146,7 @@ fn sweep<const K: usize, V: Values<K>>(
     rayon::scope(|_| sweep_levels::<K, V>(space, progress))
 }
 
+#[cfg(test)]
 fn sweep_levels<const K: usize, V: Values<K>>(
     space: Space,
     progress: &(dyn Fn(u64) + Sync),
@@ -154,6 +172,7 @@ fn sweep_levels<const K: usize, V: Values<K>>(
     values
 }
 
+#[cfg(test)]
 /// Every position's single-die successors, per die.
 pub fn die_move_lists(space: &Space) -> Vec<[Vec<u32>; 6]> {
     let mut buf = [0u32; 18];
@@ -168,11 +187,13 @@ pub fn die_move_lists(space: &Space) -> Vec<[Vec<u32>; 6]> {
         .collect()
 }
 
+#[cfg(test)]
 /// The number of pair levels (total pip counts 0 ..) for one-sided levels `levels`.
 pub fn pair_levels(levels: &[Vec<u32>]) -> usize {
     2 * levels.len() - 1
 }
 
+#[cfg(test)]
 /// The pairs `(us, them)` whose pips add up to `total`, in sweep order: `us` by level then
 /// index, `them` likewise.
 pub fn level_pairs(levels: &[Vec<u32>], total: usize) -> Vec<(u32, u32)> {
@@ -187,6 +208,7 @@ pub fn level_pairs(levels: &[Vec<u32>], total: usize) -> Vec<(u32, u32)> {
         .collect()
 }
 
+#[cfg(test)]
 fn solve_pair<const K: usize, V: Values<K>>(
     n: usize,
     moves: &[[Vec<u32>; 6]],

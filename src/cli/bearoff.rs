@@ -8,7 +8,7 @@ use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use serde::Serialize;
 
 use super::{ComputeArgs, input_error, print_json, progress_bar};
-use crate::bearoff::build::{Options, build_two_sided as build_two_sided_columns, write_two_sided};
+use crate::bearoff::build::{Options, build_two_sided as build_two_sided_columns};
 use crate::bearoff::columns::CellKind;
 use crate::bearoff::format::{
     self, GnubgOneSided, Table, read_gnubg_one_sided, read_gnubg_two_sided, read_rollsim,
@@ -19,7 +19,7 @@ use crate::bearoff::plan::{HEADROOM_BYTES, Plan, Precision, human, memory_availa
 use crate::bearoff::table::{Equities, Progress, Table as TwoSidedTable, is_table};
 use crate::bearoff::{OneSided, Space};
 use crate::files::write_atomically;
-use crate::gpu::bearoff::{solve_one_sided, solve_two_sided};
+use crate::gpu::bearoff::solve_one_sided;
 use crate::gpu::{Backend, Gpu, GpuError};
 
 #[derive(Subcommand, Debug)]
@@ -381,22 +381,42 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
     }
     let threads = rayon::current_num_threads();
     let dir = parent_dir(&a.out);
-    // The old exact GPU sweep (f64) solves the cubeless values in memory; the sweep by columns
-    // runs on CPU threads.
-    let gpu = match a.compute.backend {
-        Backend::Gpu => f64_gpu(Backend::Gpu)?,
-        _ => None,
+    // auto: a real GPU when there is one; the GPU's sweep stores fixed32 values.
+    let gpu = Gpu::for_backend(a.compute.backend)?;
+    let plan = match gpu {
+        Some(g) => {
+            if !matches!(a.precision, PrecisionArg::Auto | PrecisionArg::Fixed32) {
+                return Err(input_error(format!(
+                    "--precision {}: the GPU sweep stores fixed32 values (use --precision \
+                     fixed32 or auto, or --backend cpu)",
+                    a.precision
+                        .to_possible_value()
+                        .map_or(String::new(), |v| v.get_name().to_string())
+                )));
+            }
+            let limits = crate::bearoff::columns_gpu::Limits::of(g);
+            let plan = Plan::for_gpu(space, a.cubeful, &g.adapter.name, limits, dir, gnubg_bytes);
+            if let Some(why) = plan.gpu.as_ref().and_then(|p| p.refused.clone()) {
+                if a.dry_run {
+                    print_plan(&plan, a.json)?;
+                }
+                return Err(input_error(format!(
+                    "the two-sided table does not fit the GPU's bindings: {why}; use \
+                     --backend cpu"
+                )));
+            }
+            plan
+        }
+        None => Plan::new(
+            space,
+            a.cubeful,
+            a.precision.precision(),
+            threads,
+            dir,
+            gnubg_bytes,
+        ),
     };
-    let precision = if gpu.is_some() {
-        Precision::Cell(CellKind::F64)
-    } else {
-        a.precision.precision()
-    };
-    let mut plan = Plan::new(space, a.cubeful, precision, threads, dir, gnubg_bytes);
-    if gpu.is_some() {
-        // The pairs, their values and the read-back, 8 bytes each per pair.
-        plan.memory_bytes = plan.memory_bytes.max(24 * n * n + (64 << 20));
-    }
+    let precision = a.precision.precision();
     let table_path = match a.format {
         Format::Rollsim => a.out.clone(),
         Format::Gnubg => dir.join(format!(
@@ -431,17 +451,7 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
     let bar = progress_bar(passes * n * n, "pairs", quiet);
     let start = Instant::now();
     let mut resumed_pairs = None;
-    if let Some(g) = gpu {
-        let mut t = solve_two_sided(g, space)?;
-        bar.inc(n * n);
-        if a.cubeful {
-            t.cubeful = Some(crate::bearoff::two_sided::cubeful_equities(space, &|k| {
-                bar.inc(k)
-            }));
-        }
-        write_two_sided(&t, &table_path)
-            .with_context(|| format!("writing {}", table_path.display()))?;
-    } else {
+    {
         let progress = |k| bar.inc(k);
         let mut resumed = |p: Progress, done: u64| {
             resumed_pairs = Some(done);
@@ -457,6 +467,7 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
         build_two_sided_columns(
             &table_path,
             &plan,
+            gpu,
             Options {
                 checkpoint_every: Duration::from_secs(a.checkpoint_secs),
                 fresh: a.fresh,
@@ -527,16 +538,41 @@ fn print_plan(plan: &Plan, json: bool) -> anyhow::Result<()> {
         plan.cubeful_cell
             .map_or(String::new(), |c| format!(", cubeful {}", c.name()))
     );
-    println!(
-        "memory: {} ({} of columns: {} of {} positions at once, {} threads); available {} ({})",
-        human(plan.memory_bytes),
-        human(plan.window_bytes),
-        plan.window_columns,
-        plan.positions,
-        plan.threads,
-        plan.memory_available.map_or("unknown".into(), human),
-        fits(plan.fits_memory())
-    );
+    match &plan.gpu {
+        Some(g) => {
+            println!(
+                "GPU {}: {} on the device ({} of columns: {} of {} positions at once, in {} \
+                 bindings of at most {}){}",
+                g.adapter,
+                human(g.device_bytes),
+                human(plan.window_bytes),
+                plan.window_columns,
+                plan.positions,
+                g.window_bindings,
+                human(g.binding_bytes),
+                g.refused
+                    .as_ref()
+                    .map_or(String::new(), |why| format!("; does not fit: {why}"))
+            );
+            println!(
+                "memory: {} on the host; available {} ({})",
+                human(plan.memory_bytes),
+                plan.memory_available.map_or("unknown".into(), human),
+                fits(plan.fits_memory())
+            );
+        }
+        None => println!(
+            "memory: {} ({} of columns: {} of {} positions at once, {} threads); available {} \
+             ({})",
+            human(plan.memory_bytes),
+            human(plan.window_bytes),
+            plan.window_columns,
+            plan.positions,
+            plan.threads,
+            plan.memory_available.map_or("unknown".into(), human),
+            fits(plan.fits_memory())
+        ),
+    }
     println!(
         "disk: {} ({} the table); free {} ({})",
         human(plan.disk_bytes),

@@ -1,5 +1,5 @@
-//! The GPU bearoff sweeps: host side of `shaders/bearoff_one_sided.wgsl` and
-//! `shaders/bearoff_two_sided.wgsl`.
+//! The GPU one-sided bearoff sweep: host side of `shaders/bearoff_one_sided.wgsl`. (The
+//! two-sided sweep by columns is `crate::bearoff::columns_gpu`.)
 //!
 //! A whole sweep is one submission: the items in level order and every level's parameters (at
 //! dynamic uniform offsets) are uploaded once, then one compute pass per level, lowest pip count
@@ -12,7 +12,6 @@ use super::{Gpu, GpuError, dynamic, grid, layout_entry, shaders, whole};
 use crate::bearoff::Space;
 use crate::bearoff::one_sided::{Levels, Policy};
 use crate::bearoff::position::binomial;
-use crate::bearoff::two_sided::{TwoSided, die_move_lists, level_pairs, pair_levels};
 
 /// A buffer the sweep binds: its binding, its contents or size, and whether it is read back.
 struct Binding<'a> {
@@ -222,77 +221,6 @@ pub fn solve_one_sided(
     Ok(Policy { value, succ })
 }
 
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
-struct TwoSidedParams {
-    n: u32,
-    width: u32,
-    first: u32,
-    count: u32,
-    groups_x: u32,
-    pad: [u32; 3],
-}
-
-/// Solves the two-sided table on the GPU: the same values as [`TwoSided::build`].
-pub fn solve_two_sided(gpu: &Gpu, space: Space) -> Result<TwoSided, GpuError> {
-    let n = space.len();
-    let levels = Levels::new(&space).by_pips;
-    let width = space.points as usize;
-    let mut moves = vec![u32::MAX; n * 6 * width];
-    for (x, lists) in die_move_lists(&space).iter().enumerate() {
-        for (d, list) in lists.iter().enumerate() {
-            let row = (6 * x + d) * width;
-            moves[row..row + list.len()].copy_from_slice(list);
-        }
-    }
-    let mut pairs: Vec<[u32; 2]> = Vec::with_capacity(n * n);
-    let mut counts = Vec::new();
-    let mut firsts = Vec::new();
-    for total in 0..pair_levels(&levels) {
-        let level = level_pairs(&levels, total);
-        firsts.push(pairs.len() as u32);
-        counts.push(level.len() as u32);
-        pairs.extend(level.iter().map(|&(u, t)| [u, t]));
-    }
-    let nn = (n * n) as u64;
-    let bind = |label, binding, data, read_back| Binding {
-        label,
-        binding,
-        data,
-        read_back,
-    };
-    let out = sweep(
-        gpu,
-        &shaders::BEAROFF_TWO_SIDED,
-        &counts,
-        0,
-        |l, groups_x| TwoSidedParams {
-            n: n as u32,
-            width: width as u32,
-            first: firsts[l],
-            count: counts[l],
-            groups_x,
-            pad: [0; 3],
-        },
-        &[
-            bind("pairs", 1, Data::Init(bytemuck::cast_slice(&pairs)), false),
-            bind(
-                "die moves",
-                2,
-                Data::Init(bytemuck::cast_slice(&moves)),
-                false,
-            ),
-            bind("winning chances", 3, Data::Zeroed(8 * nn), true),
-            bind("two-sided chains", 4, Data::Zeroed(8 * 18 * nn), false),
-        ],
-    )?;
-    Ok(TwoSided {
-        space,
-        win: f64s(&out[0]),
-        cubeful: None,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -337,19 +265,6 @@ mod tests {
             let what = format!("{checkers}x{points} below {below}");
             assert_eq!(g.succ, cpu.succ, "{what}");
             assert_close(&g.value, &cpu.value, &what);
-        }
-    }
-
-    #[test]
-    fn gpu_two_sided_sweep_equals_cpu_sweep() {
-        let Some(gpu) = f64_gpu("gpu_two_sided_sweep_equals_cpu_sweep") else {
-            return;
-        };
-        for (points, checkers) in [(6, 4), (3, 6), (1, 2)] {
-            let space = Space::new(points, checkers).unwrap();
-            let g = solve_two_sided(gpu, space).unwrap();
-            let cpu = TwoSided::build(space);
-            assert_close(&g.win, &cpu.win, &format!("two-sided {checkers}x{points}"));
         }
     }
 }

@@ -53,12 +53,6 @@ pub const BEAROFF_ONE_SIDED: Kernel = Kernel {
     ],
 };
 
-/// One level of the two-sided bearoff sweep (f64); twin of `crate::bearoff::two_sided`.
-pub const BEAROFF_TWO_SIDED: Kernel = Kernel {
-    name: "bearoff_two_sided",
-    parts: &[ROLLS, include_str!("../../shaders/bearoff_two_sided.wgsl")],
-};
-
 /// Bulk n-tuple network values; twin of `crate::game2048::ntuple::Network::value`.
 pub const NTUPLE_VALUE: Kernel = Kernel {
     name: "ntuple_value",
@@ -66,13 +60,7 @@ pub const NTUPLE_VALUE: Kernel = Kernel {
 };
 
 /// Every kernel, for validation.
-pub const ALL: &[Kernel] = &[
-    ROLLOUT2048,
-    PHILOX_CHECK,
-    BEAROFF_ONE_SIDED,
-    BEAROFF_TWO_SIDED,
-    NTUPLE_VALUE,
-];
+pub const ALL: &[Kernel] = &[ROLLOUT2048, PHILOX_CHECK, BEAROFF_ONE_SIDED, NTUPLE_VALUE];
 
 #[cfg(test)]
 mod tests {
