@@ -7,8 +7,8 @@ R=${ROLLSIM:-target/release/rollsim}
 dir=$1
 build() { "$R" bearoff build --two-sided --points 6 -q "$@" >/dev/null; }
 for c in 10; do
-    for p in f64 f32 u16; do build --checkers $c --cubeful --precision $p --out "$dir/c$c-$p.rsb"; done
-    for p in f32 u16; do
+    for p in f64 f32 u16 fixed32; do build --checkers $c --cubeful --precision $p --out "$dir/c$c-$p.rsb"; done
+    for p in f32 u16 fixed32; do
         echo "{\"table\":\"${c}x6 cubeful\",\"cell\":\"$p\",\"command\":\"rollsim bearoff compare c$c-$p.rsb c$c-f64.rsb --json\",\"result\":$("$R" bearoff compare "$dir/c$c-$p.rsb" "$dir/c$c-f64.rsb" --json)}"
     done
 done

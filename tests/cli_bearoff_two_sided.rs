@@ -123,6 +123,27 @@ fn queries_read_the_table_in_place() {
 }
 
 #[test]
+fn the_gnubg_manual_example() {
+    // gnubg's manual, position ID CgAAEAEAAAAAAA, X on roll with checkers on its 2 and 5
+    // points against O's on the 2 and 3 points: cubeless 67.1% for X; money equities X owns
+    // the cube +0.3441, centred +0.3210 (X doubles, O takes), O owns the cube +0.1605.
+    let dir = TempDir::new("ts-manual");
+    let t = build(&dir, "t.rsb", "3", &["--cubeful"]);
+    let q = json(&["bearoff", "query", &t, "0,1,0,0,1,0", "0,1,1", "--json"]);
+    let c = &q["cubeful"];
+    let round4 = |v: &serde_json::Value| (v.as_f64().unwrap() * 1e4).round() / 1e4;
+    assert_eq!(
+        (q["win"].as_f64().unwrap() * 1e3).round() / 1e3,
+        0.671,
+        "{q}"
+    );
+    assert_eq!(round4(&c["owned"]), 0.3441, "{q}");
+    assert_eq!(round4(&c["centred_equity"]), 0.3210, "{q}");
+    assert_eq!(c["centred_action"], "double, take");
+    assert_eq!(round4(&c["opponent_owns"]), 0.1605, "{q}");
+}
+
+#[test]
 fn damaged_columns_are_found_by_verify() {
     let dir = TempDir::new("ts-verify");
     let t = build(&dir, "t.rsb", "5", &["--cubeful"]);

@@ -435,7 +435,9 @@ impl Moves {
             let k = unranked[u as usize].die_moves(d, &mut buf);
             out.extend_from_slice(&buf[..k]);
         };
-        let per_position: Vec<(Vec<u32>, [u32; 21], Vec<u32>, [u32; 6])> = (0..n as u32)
+        // Per position: its plays and their count per roll, its die moves and their count per die.
+        type Lists = (Vec<u32>, [u32; 21], Vec<u32>, [u32; 6]);
+        let per_position: Vec<Lists> = (0..n as u32)
             .into_par_iter()
             .map(|x| {
                 let (mut plays, mut play_len) = (Vec::new(), [0u32; 21]);
@@ -782,7 +784,9 @@ fn solve_position<const K: usize, R: Recurrence<K>, C: Cell>(
         }
         die!(0 1 2 3 4 5);
         for j in 0..K {
+            // The rolls in ROLLS order, as constant indices (a loop over ROLLS reads them).
             let mut sum = 0.0;
+            #[allow(clippy::needless_range_loop)]
             for a in 0..6 {
                 for b in a..6 {
                     let (v, w) = if a == b {
@@ -983,8 +987,13 @@ mod tests {
             for l in 0..levels.len() {
                 let mine = w.level_slot[l]..w.level_slot[l] + levels[l].len();
                 assert!(mine.end <= w.capacity);
-                for below in l.saturating_sub(MAX_ROLL_PIPS)..l {
-                    let theirs = w.level_slot[below]..w.level_slot[below] + levels[below].len();
+                for (below, level) in levels
+                    .iter()
+                    .enumerate()
+                    .take(l)
+                    .skip(l.saturating_sub(MAX_ROLL_PIPS))
+                {
+                    let theirs = w.level_slot[below]..w.level_slot[below] + level.len();
                     assert!(mine.end <= theirs.start || theirs.end <= mine.start);
                 }
             }

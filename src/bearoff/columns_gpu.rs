@@ -288,14 +288,19 @@ fn sweep_within<const K: usize, R: Recurrence<K>>(
         })
         .collect();
     let max_dim = gpu.limits.max_compute_workgroups_per_dimension;
-    for level in first..moves.levels.len() {
-        let positions = &moves.levels[level];
+    for (level, (positions, &start)) in moves
+        .levels
+        .iter()
+        .zip(&level_start)
+        .enumerate()
+        .skip(first)
+    {
         for (c, chunk) in positions.chunks(layout.chunk as usize).enumerate() {
             let count = chunk.len() as u32;
             let (gx, gy) = grid((u64::from(count) * n).div_ceil(64) as u32, max_dim);
             let p = Params {
                 n: n as u32,
-                first: level_start[level] + (c as u64 * layout.chunk) as u32,
+                first: start + (c as u64 * layout.chunk) as u32,
                 count,
                 groups_x: gx,
                 plays_start_at: at[0],

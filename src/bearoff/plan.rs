@@ -278,7 +278,7 @@ mod tests {
         );
         assert_eq!(p.pairs, 2_944_581_696);
         assert!(p.window_columns >= 35_798);
-        let cubeless_window = p.window_columns as u64 * 54_264 * 4;
+        let cubeless_window = p.window_columns * 54_264 * 4;
         assert!(p.window_bytes == 3 * cubeless_window);
         assert!(p.memory_bytes > p.window_bytes && p.memory_bytes < p.window_bytes + (1 << 30));
         // Cubeless plus three equities, f32: 47 GB on disk, as Sconyers' table.
