@@ -14,16 +14,7 @@ pub fn write_atomically<E: From<io::Error>>(
     write: impl FnOnce(&mut io::BufWriter<File>) -> Result<(), E>,
 ) -> Result<(), E> {
     static SERIAL: AtomicU32 = AtomicU32::new(0);
-    let name = path.file_name().ok_or_else(|| {
-        io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("{} does not name a file", path.display()),
-        )
-    })?;
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let (name, dir) = name_and_dir(path)?;
     fs::create_dir_all(dir)?;
     let tmp = dir.join(format!(
         ".{}.{}-{}.tmp",
@@ -41,6 +32,25 @@ pub fn write_atomically<E: From<io::Error>>(
         }
     }
     result
+}
+
+/// A file's name and the directory it goes in (`.` for a bare name); an error for a path that
+/// names no file.
+pub fn name_and_dir(path: &Path) -> io::Result<(&std::ffi::OsStr, &Path)> {
+    let name = path.file_name().ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} does not name a file", path.display()),
+        )
+    })?;
+    Ok((name, parent_dir(path)))
+}
+
+/// The directory a file goes in: its parent, or `.` for a bare name.
+pub fn parent_dir(path: &Path) -> &Path {
+    path.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
 }
 
 fn write_and_rename<E: From<io::Error>>(

@@ -630,19 +630,13 @@ impl Partial {
         layout: Layout,
         fresh: bool,
     ) -> io::Result<(Partial, Option<Progress>)> {
-        let name = out.file_name().ok_or_else(|| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("{} does not name a file", out.display()),
-            )
-        })?;
-        let dir = out
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
+        let (_, dir) = crate::files::name_and_dir(out)?;
         fs::create_dir_all(dir)?;
-        let path = dir.join(format!("{}.partial", name.to_string_lossy()));
-        let checkpoint = dir.join(format!("{}.partial.ckpt", name.to_string_lossy()));
+        let path = partial_path(out)?;
+        let checkpoint = dir.join(format!(
+            "{}.ckpt",
+            path.file_name().unwrap_or_default().to_string_lossy()
+        ));
         let file = fs::OpenOptions::new()
             .read(true)
             .write(true)
@@ -840,6 +834,12 @@ fn read_at(file: &File, mut bytes: &mut [u8], mut at: u64) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Where the build of `out` is written until it is finished: `OUT.partial` beside it.
+pub fn partial_path(out: &Path) -> io::Result<PathBuf> {
+    let (name, dir) = crate::files::name_and_dir(out)?;
+    Ok(dir.join(format!("{}.partial", name.to_string_lossy())))
 }
 
 /// An exclusive lock on the partial file, so two builds never write one table.

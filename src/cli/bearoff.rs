@@ -16,9 +16,9 @@ use crate::bearoff::format::{
 };
 use crate::bearoff::one_sided::{PIPS_PER_ROLL, has_first_off, mean_sd, race_win_probability};
 use crate::bearoff::plan::{HEADROOM_BYTES, Plan, Precision, human, memory_available};
-use crate::bearoff::table::{Equities, Progress, Table as TwoSidedTable, is_table};
+use crate::bearoff::table::{Equities, Progress, Table as TwoSidedTable, is_table, partial_path};
 use crate::bearoff::{OneSided, Space};
-use crate::files::write_atomically;
+use crate::files::{parent_dir, write_atomically};
 use crate::gpu::bearoff::solve_one_sided;
 use crate::gpu::{Backend, Gpu, GpuError};
 
@@ -203,6 +203,34 @@ struct BuildReport {
 }
 
 impl BuildReport {
+    /// The report of a build of `positions` (or pairs) written to `out`.
+    fn new(
+        kind: &'static str,
+        space: Space,
+        positions: u64,
+        format: Format,
+        out: &Path,
+        gpu: Option<&Gpu>,
+        seconds: f64,
+    ) -> BuildReport {
+        BuildReport {
+            kind,
+            points: space.points,
+            checkers: space.checkers,
+            positions,
+            gammon: false,
+            format: format_name(format),
+            out: out.display().to_string(),
+            bytes: std::fs::metadata(out).map(|m| m.len()).unwrap_or(0),
+            backend: if gpu.is_some() { "gpu" } else { "cpu" },
+            adapter: gpu.map(|g| g.adapter.name.clone()),
+            seconds,
+            positions_per_s: positions as f64 / seconds.max(1e-9),
+            plan: None,
+            resumed_pairs: None,
+        }
+    }
+
     fn print(&self, json: bool) -> anyhow::Result<()> {
         if json {
             return print_json(self);
@@ -266,13 +294,6 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
     }
 }
 
-/// The directory a file goes into.
-fn parent_dir(path: &Path) -> &Path {
-    path.parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-}
-
 fn build_one_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
     let gammon = has_first_off(&space, !a.no_gammon);
     let n = space.len() as u64;
@@ -324,20 +345,8 @@ fn build_one_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
     })
     .with_context(|| format!("writing {}", a.out.display()))?;
     BuildReport {
-        kind: "one-sided",
-        points: space.points,
-        checkers: space.checkers,
-        positions: n,
         gammon,
-        format: format_name(a.format),
-        out: a.out.display().to_string(),
-        bytes: std::fs::metadata(&a.out).map(|m| m.len()).unwrap_or(0),
-        backend: if gpu.is_some() { "gpu" } else { "cpu" },
-        adapter: gpu.map(|g| g.adapter.name.clone()),
-        seconds,
-        positions_per_s: n as f64 / seconds.max(1e-9),
-        plan: None,
-        resumed_pairs: None,
+        ..BuildReport::new("one-sided", space, n, a.format, &a.out, gpu, seconds)
     }
     .print(a.json)
 }
@@ -489,30 +498,18 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
     }
     let seconds = start.elapsed().as_secs_f64();
     BuildReport {
-        kind: "two-sided",
-        points: space.points,
-        checkers: space.checkers,
-        positions: n * n,
-        gammon: false,
-        format: format_name(a.format),
-        out: a.out.display().to_string(),
-        bytes: std::fs::metadata(&a.out).map(|m| m.len()).unwrap_or(0),
-        backend: if gpu.is_some() { "gpu" } else { "cpu" },
-        adapter: gpu.map(|g| g.adapter.name.clone()),
-        seconds,
-        positions_per_s: (n * n) as f64 / seconds.max(1e-9),
         plan: Some(plan),
         resumed_pairs,
+        ..BuildReport::new("two-sided", space, n * n, a.format, &a.out, gpu, seconds)
     }
     .print(a.json)
 }
 
 /// Bytes of disk an unfinished build of `table` already holds.
 fn partial_allocated(table: &Path) -> u64 {
-    let partial = parent_dir(table).join(format!(
-        "{}.partial",
-        table.file_name().map_or("".into(), |f| f.to_string_lossy())
-    ));
+    let Ok(partial) = partial_path(table) else {
+        return 0;
+    };
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
