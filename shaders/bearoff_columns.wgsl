@@ -122,6 +122,48 @@ fn roll_weight36(r: u32) -> i32 {
     return 2;
 }
 
+// The values of the side on roll at `mover`: OFFSET + Σ_r w_r max over its plays p of
+// after(value of p) / 36, the value of p being entry u of column p (rows) or entry p of the row
+// at `row` (columns).
+fn recurrence(mover: u32, u: u32, row: u32, from_rows: bool) -> array<i32, K> {
+    let n = params.n;
+    var sums: array<Sum, K>;
+    for (var r = 0u; r < 21u; r++) {
+        let at = params.plays_start_at + 21u * mover + r;
+        var best: array<i32, K>;
+        for (var j = 0u; j < K; j++) {
+            best[j] = NEG;
+        }
+        for (var t = moves[at]; t < moves[at + 1u]; t++) {
+            let p = moves[params.plays_at + t];
+            var v: array<i32, K>;
+            if from_rows {
+                for (var j = 0u; j < K; j++) {
+                    v[j] = rows[row + j * n + p];
+                }
+            } else {
+                let slot = moves[params.slot_at + p];
+                for (var j = 0u; j < K; j++) {
+                    v[j] = window_load(slot, j * n + u);
+                }
+            }
+            let a = after(v);
+            for (var j = 0u; j < K; j++) {
+                best[j] = max(best[j], a[j]);
+            }
+        }
+        let w = roll_weight36(r);
+        for (var j = 0u; j < K; j++) {
+            sums[j] = add(sums[j], w * best[j]);
+        }
+    }
+    var out: array<i32, K>;
+    for (var j = 0u; j < K; j++) {
+        out[j] = finish(sums[j]);
+    }
+    return out;
+}
+
 fn linear(id: vec3<u32>) -> u32 {
     return id.x + id.y * params.groups_x * 64u;
 }
@@ -146,32 +188,9 @@ fn rows_main(@builtin(global_invocation_id) id: vec3<u32>) {
         }
         return;
     }
-    var sums: array<Sum, K>;
-    for (var r = 0u; r < 21u; r++) {
-        let at = params.plays_start_at + 21u * x + r;
-        var best: array<i32, K>;
-        for (var j = 0u; j < K; j++) {
-            best[j] = NEG;
-        }
-        for (var t = moves[at]; t < moves[at + 1u]; t++) {
-            let p = moves[params.plays_at + t];
-            let slot = moves[params.slot_at + p];
-            var v: array<i32, K>;
-            for (var j = 0u; j < K; j++) {
-                v[j] = window_load(slot, j * n + u);
-            }
-            let a = after(v);
-            for (var j = 0u; j < K; j++) {
-                best[j] = max(best[j], a[j]);
-            }
-        }
-        let w = roll_weight36(r);
-        for (var j = 0u; j < K; j++) {
-            sums[j] = add(sums[j], w * best[j]);
-        }
-    }
+    let v = recurrence(x, u, 0u, false);
     for (var j = 0u; j < K; j++) {
-        rows[out + j * n] = finish(sums[j]);
+        rows[out + j * n] = v[j];
     }
 }
 
@@ -193,31 +212,8 @@ fn columns_main(@builtin(global_invocation_id) id: vec3<u32>) {
         }
         return;
     }
-    let row = xi * K * n;
-    var sums: array<Sum, K>;
-    for (var r = 0u; r < 21u; r++) {
-        let at = params.plays_start_at + 21u * u + r;
-        var best: array<i32, K>;
-        for (var j = 0u; j < K; j++) {
-            best[j] = NEG;
-        }
-        for (var t = moves[at]; t < moves[at + 1u]; t++) {
-            let p = moves[params.plays_at + t];
-            var v: array<i32, K>;
-            for (var j = 0u; j < K; j++) {
-                v[j] = rows[row + j * n + p];
-            }
-            let a = after(v);
-            for (var j = 0u; j < K; j++) {
-                best[j] = max(best[j], a[j]);
-            }
-        }
-        let w = roll_weight36(r);
-        for (var j = 0u; j < K; j++) {
-            sums[j] = add(sums[j], w * best[j]);
-        }
-    }
+    let v = recurrence(u, 0u, xi * K * n, true);
     for (var j = 0u; j < K; j++) {
-        window_store(slot, j * n + u, finish(sums[j]));
+        window_store(slot, j * n + u, v[j]);
     }
 }
