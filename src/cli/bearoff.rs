@@ -537,20 +537,20 @@ fn print_plan(plan: &Plan, json: bool) -> anyhow::Result<()> {
     );
     match &plan.gpu {
         Some(g) => {
-            println!(
-                "GPU {}: {} on the device ({} of columns: {} of {} positions at once, in {} \
-                 bindings of at most {}){}",
-                g.adapter,
-                human(g.device_bytes),
-                human(plan.window_bytes),
-                plan.window_columns,
-                plan.positions,
-                g.window_bindings,
-                human(g.binding_bytes),
-                g.refused
-                    .as_ref()
-                    .map_or(String::new(), |why| format!("; does not fit: {why}"))
-            );
+            match &g.refused {
+                Some(why) => println!("GPU {}: does not fit: {why}", g.adapter),
+                None => println!(
+                    "GPU {}: {} on the device ({} of columns: {} of {} positions at once, in {} \
+                     bindings of at most {})",
+                    g.adapter,
+                    human(g.device_bytes),
+                    human(plan.window_bytes),
+                    plan.window_columns,
+                    plan.positions,
+                    g.window_bindings,
+                    human(g.binding_bytes),
+                ),
+            }
             println!(
                 "memory: {} on the host; available {} ({})",
                 human(plan.memory_bytes),
