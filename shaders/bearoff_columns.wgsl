@@ -34,19 +34,15 @@ struct Params {
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> moves: array<u32>;
 @group(0) @binding(2) var<storage, read_write> rows: array<i32>;
-@group(0) @binding(3) var<storage, read_write> w0: array<i32>;
-@group(0) @binding(4) var<storage, read_write> w1: array<i32>;
-@group(0) @binding(5) var<storage, read_write> w2: array<i32>;
-@group(0) @binding(6) var<storage, read_write> w3: array<i32>;
+// The window's bindings, w0 .. w{B-1} at bindings 3 .. 2 + B, as many as the adapter allows
+// (up to eight); declared by the host:
+{{WINDOW}}
 
 fn window_load(slot: u32, i: u32) -> i32 {
     let b = slot / params.slots_per_binding;
     let at = (slot % params.slots_per_binding) * K * params.n + i;
     switch b {
-        case 0u: { return w0[at]; }
-        case 1u: { return w1[at]; }
-        case 2u: { return w2[at]; }
-        default: { return w3[at]; }
+{{LOAD}}
     }
 }
 
@@ -54,10 +50,7 @@ fn window_store(slot: u32, i: u32, v: i32) {
     let b = slot / params.slots_per_binding;
     let at = (slot % params.slots_per_binding) * K * params.n + i;
     switch b {
-        case 0u: { w0[at] = v; }
-        case 1u: { w1[at] = v; }
-        case 2u: { w2[at] = v; }
-        default: { w3[at] = v; }
+{{STORE}}
     }
 }
 

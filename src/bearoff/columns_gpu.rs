@@ -2,7 +2,7 @@
 //! [`super::columns::sweep`] with [`Fixed`] cells, whose exact integer arithmetic gives the CPU's
 //! values to the last bit.
 //!
-//! The window of columns lives on the device, split across up to four storage bindings of at
+//! The window of columns lives on the device, split across up to eight storage bindings of at
 //! most the adapter's binding size, a whole number of columns each. A level goes in chunks of
 //! positions whose rows fit one binding: for each chunk one pass computes the rows, one the
 //! columns (into their window slots), and the chunk's columns are copied back and handed to the
@@ -15,12 +15,32 @@ use super::columns::{Fixed, MAX_ROLL_PIPS, Moves, Real, Recurrence};
 use crate::gpu::{Gpu, GpuError, dynamic, grid, layout_entry, whole};
 
 const SHADER: &str = include_str!("../../shaders/bearoff_columns.wgsl");
-/// Storage bindings the window may take (`w0` .. `w3` in the shader).
-const WINDOW_BINDINGS: u64 = 4;
+/// Most storage bindings the window takes (`w0` .. `w7` in the shader): 15x15 cubeful is 24 GB
+/// of fixed32 window, six bindings of 4 GiB.
+const MAX_WINDOW_BINDINGS: u64 = 8;
+/// The other storage bindings: the move tables and the rows.
+const OTHER_BINDINGS: u64 = 2;
 
-/// The kernel's WGSL for K values per pair under `R`.
-pub fn source<const K: usize, R: Recurrence<K>>() -> String {
+/// The kernel's WGSL for K values per pair under `R`, its window in `bindings` bindings.
+pub fn source<const K: usize, R: Recurrence<K>>(bindings: u64) -> String {
+    let (mut window, mut load, mut store) = (String::new(), String::new(), String::new());
+    for b in 0..bindings {
+        window += &format!(
+            "@group(0) @binding({}) var<storage, read_write> w{b}: array<i32>;\n",
+            3 + b
+        );
+        let case = if b + 1 == bindings {
+            "default".to_string()
+        } else {
+            format!("case {b}u")
+        };
+        load += &format!("        {case}: {{ return w{b}[at]; }}\n");
+        store += &format!("        {case}: {{ w{b}[at] = v; }}\n");
+    }
     SHADER
+        .replace("{{WINDOW}}", &window)
+        .replace("{{LOAD}}", load.trim_end())
+        .replace("{{STORE}}", store.trim_end())
         .replace("{{K}}", &K.to_string())
         .replace("{{OFFSET}}", &Fixed::from_f64(R::OFFSET).0.to_string())
         .replace("{{LOST}}", &Fixed::from_f64(R::LOST[0]).0.to_string())
@@ -57,12 +77,13 @@ pub struct DeviceLayout {
 }
 
 /// Bytes per storage binding: the adapter's, and what the window's and the rows' bindings may
-/// take (less in tests, to split small tables).
+/// take (less in tests, to split small tables); and how many bindings the window may take.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     pub binding: u64,
     pub window: u64,
     pub rows: u64,
+    pub window_bindings: u64,
 }
 
 impl Limits {
@@ -71,10 +92,14 @@ impl Limits {
             .limits
             .max_storage_buffer_binding_size
             .min(gpu.limits.max_buffer_size);
+        let stage = u64::from(gpu.limits.max_storage_buffers_per_shader_stage);
         Limits {
             binding,
             window: binding,
             rows: binding,
+            window_bindings: stage
+                .saturating_sub(OTHER_BINDINGS)
+                .clamp(1, MAX_WINDOW_BINDINGS),
         }
     }
 }
@@ -97,11 +122,12 @@ pub fn device_layout(
         ));
     }
     let bindings = capacity.div_ceil(slots_per_binding);
-    if bindings > WINDOW_BINDINGS {
+    if bindings > limits.window_bindings {
         return Err(format!(
             "the window of {capacity} columns ({} bytes) needs {bindings} storage bindings of \
-             {limit} bytes; the kernel takes {WINDOW_BINDINGS}",
-            capacity * record
+             {limit} bytes; the kernel takes {} here",
+            capacity * record,
+            limits.window_bindings
         ));
     }
     if 4 * moves_words > limits.binding {
@@ -181,13 +207,13 @@ fn sweep_within<const K: usize, R: Recurrence<K>>(
     let layout = device_layout(n, capacity, widest, words.len() as u64, K as u64, limits)
         .map_err(|why| GpuError::Unsupported(format!("{}: {why}", gpu.adapter.name)))?;
 
-    let source = source::<K, R>();
+    let source = source::<K, R>(layout.bindings);
     let mut entries = vec![
         layout_entry(0, B::Uniform, true),
         layout_entry(1, B::Storage { read_only: true }, false),
     ];
     entries.extend(
-        (2..3 + WINDOW_BINDINGS as u32)
+        (2..3 + layout.bindings as u32)
             .map(|b| layout_entry(b, B::Storage { read_only: false }, false)),
     );
     let bind_layout = gpu
@@ -219,12 +245,11 @@ fn sweep_within<const K: usize, R: Recurrence<K>>(
     let moves_buf = gpu.buffer_with("bearoff moves", bytemuck::cast_slice(&words), U::STORAGE)?;
     let rows = gpu.buffer("bearoff rows", layout.chunk * record_bytes, U::STORAGE)?;
     let mut window = Vec::new();
-    for b in 0..WINDOW_BINDINGS {
+    for b in 0..layout.bindings {
         let slots = capacity
             .saturating_sub(b * layout.slots_per_binding)
             .min(layout.slots_per_binding);
-        // Bindings the window does not need still need a buffer.
-        let size = (slots * record_bytes).max(16);
+        let size = slots * record_bytes;
         window.push(gpu.buffer(
             "bearoff window",
             size,
@@ -392,10 +417,12 @@ mod tests {
 
     #[test]
     fn both_kernels_validate_with_naga() {
-        for (name, src) in [
-            ("cubeless", source::<1, Cubeless>()),
-            ("cubeful", source::<3, Cubeful>()),
-        ] {
+        for (name, src) in (1..=MAX_WINDOW_BINDINGS).flat_map(|b| {
+            [
+                (format!("cubeless, {b} bindings"), source::<1, Cubeless>(b)),
+                (format!("cubeful, {b} bindings"), source::<3, Cubeful>(b)),
+            ]
+        }) {
             let module = naga::front::wgsl::parse_str(&src)
                 .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&src)));
             naga::valid::Validator::new(
@@ -440,6 +467,7 @@ mod tests {
             binding: 1 << 27,
             window,
             rows,
+            window_bindings: 4,
         };
         // Cubeful: 20 columns a binding, rows of 3 positions; cubeless: 18, one position.
         let cases = [
@@ -462,5 +490,20 @@ mod tests {
         assert!(g.unwrap() == cpu::<3, Cubeful, Fixed>(space));
         let g = solve_in_memory_within::<1, Cubeless>(gpu, cases[1].1, space);
         assert!(g.unwrap() == cpu::<1, Cubeless, Fixed>(space));
+        // Eight bindings of 9 columns, where the adapter allows ten storage buffers a stage.
+        let eight = Limits {
+            window_bindings: 8,
+            ..limits(9 * 12 * n, 12 * n)
+        };
+        assert_eq!(
+            device_layout(n, cap, widest, words, 3, eight)
+                .unwrap()
+                .bindings,
+            8
+        );
+        if Limits::of(gpu).window_bindings >= 8 {
+            let g = solve_in_memory_within::<3, Cubeful>(gpu, eight, space);
+            assert!(g.unwrap() == cpu::<3, Cubeful, Fixed>(space));
+        }
     }
 }
