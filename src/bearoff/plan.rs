@@ -196,12 +196,15 @@ impl Plan {
     }
 }
 
-/// Bytes shown to a person: `12.3 GB`.
+/// Bytes shown to a person: `12.3 GB`, `1.5 EB`.
 pub fn human(bytes: u64) -> String {
     let b = bytes as f64;
-    if b >= 1e9 {
-        format!("{:.1} GB", b / 1e9)
-    } else if b >= 1e6 {
+    for (scale, unit) in [(1e18, "EB"), (1e15, "PB"), (1e12, "TB"), (1e9, "GB")] {
+        if b >= scale {
+            return format!("{:.1} {unit}", b / scale);
+        }
+    }
+    if b >= 1e6 {
         format!("{:.0} MB", b / 1e6)
     } else {
         format!("{:.0} kB", b / 1e3)
@@ -262,6 +265,14 @@ pub fn disk_available(dir: &Path) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(human(11_778_547_936), "11.8 GB");
+        assert_eq!(human(1_543_202_309_900_000_000), "1.5 EB");
+        assert_eq!(human(92_900_000_000_000), "92.9 TB");
+        assert_eq!(human(217_220), "217 kB");
+    }
 
     #[test]
     fn the_full_table_is_sized_without_allocating_it() {
