@@ -20,7 +20,9 @@
 //! Arithmetic: the max over plays is exact in the cell's working type (the recurrences only
 //! negate and double), the sum over rolls is taken in f64 from +0.0 in roll order, and each
 //! value is rounded once to its cell. So the error against exact arithmetic is at most half a
-//! cell step per ply, and in practice far less (see `results/bearoff-precision.*`).
+//! cell step per ply, and in practice far less (`results/bearoff-precision.jsonl`: f32 within
+//! 1.1e-7 on 10x6, 7.6e-8 on the whole 15x15 table). With [`Fixed`] cells every step is exact
+//! integer arithmetic, which the GPU kernel (`super::columns_gpu`) repeats bit for bit.
 
 use std::ops::Neg;
 
@@ -35,7 +37,7 @@ use super::two_sided::cube_decision;
 /// Most pips one roll removes (6-6): a column is read only by rows within this many levels.
 pub const MAX_ROLL_PIPS: usize = 24;
 
-/// The working type of a cell: f32, or f64 for the exact reference.
+/// The working type of a cell: f32, [`Fixed`], or f64 for the exact reference.
 pub trait Real: Copy + Send + Sync + PartialOrd + Neg<Output = Self> + 'static {
     const NEG_INFINITY: Self;
     const ONE: Self;
