@@ -391,10 +391,12 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
     let threads = rayon::current_num_threads();
     let dir = parent_dir(&a.out);
     // auto: a real GPU when there is one; the GPU's sweep stores fixed32 values.
-    let gpu = Gpu::for_backend(a.compute.backend)?;
-    let plan = match gpu {
-        Some(g) => {
-            if !matches!(a.precision, PrecisionArg::Auto | PrecisionArg::Fixed32) {
+    // `gpu` insists; `auto` takes a real GPU where the table fits it, else CPU threads.
+    let explicit = a.compute.backend == Backend::Gpu;
+    let (mut gpu, mut gpu_plan) = (None, None);
+    if let Some(g) = Gpu::for_backend(a.compute.backend)? {
+        if !matches!(a.precision, PrecisionArg::Auto | PrecisionArg::Fixed32) {
+            if explicit {
                 return Err(input_error(format!(
                     "--precision {}: the GPU sweep stores fixed32 values (use --precision \
                      fixed32 or auto, or --backend cpu)",
@@ -403,19 +405,30 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
                         .map_or(String::new(), |v| v.get_name().to_string())
                 )));
             }
+        } else {
             let limits = crate::bearoff::columns_gpu::Limits::of(g);
             let plan = Plan::for_gpu(space, a.cubeful, &g.adapter.name, limits, dir, gnubg_bytes);
-            if let Some(why) = plan.gpu.as_ref().and_then(|p| p.refused.clone()) {
-                if a.dry_run {
-                    print_plan(&plan, a.json)?;
+            match plan.gpu.as_ref().and_then(|p| p.refused.clone()) {
+                Some(why) if explicit => {
+                    if a.dry_run {
+                        print_plan(&plan, a.json)?;
+                    }
+                    return Err(input_error(format!(
+                        "the two-sided table does not fit the GPU's bindings: {why}; use \
+                         --backend cpu"
+                    )));
                 }
-                return Err(input_error(format!(
-                    "the two-sided table does not fit the GPU's bindings: {why}; use \
-                     --backend cpu"
-                )));
+                Some(why) if !(a.quiet || a.json) => eprintln!(
+                    "rollsim: the table does not fit {} ({why}); building on CPU threads",
+                    g.adapter.name
+                ),
+                Some(_) => {}
+                None => (gpu, gpu_plan) = (Some(g), Some(plan)),
             }
-            plan
         }
+    }
+    let plan = match gpu_plan {
+        Some(p) => p,
         None => Plan::new(
             space,
             a.cubeful,
