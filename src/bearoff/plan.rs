@@ -76,18 +76,16 @@ impl Plan {
         let window = Window::capacity_of(space);
         let threads = threads as u64;
         let available = memory_available();
-        let fixed = |cell: CellKind| {
+        // Peak bytes with these cells: the larger pass's sweep, the move tables, the process.
+        let memory = |cubeless: CellKind, cubeful: Option<CellKind>| {
             let sweep = |k, cell| sweep_bytes(n, window, k, cell, threads);
-            let mut peak = sweep(1, CellKind::F32);
-            if cubeful {
-                peak = peak.max(sweep(3, cell));
-            }
-            peak.saturating_add(Moves::estimate_bytes(space) + PROCESS_BYTES)
+            let passes = sweep(1, cubeless).max(cubeful.map_or(0, |c| sweep(3, c)));
+            passes.saturating_add(Moves::estimate_bytes(space) + PROCESS_BYTES)
         };
         let (cubeless, cubeful_cell) = match precision {
             Precision::Cell(c) => (c, cubeful.then_some(c)),
             Precision::Auto => {
-                let fits = |c| available.is_none_or(|a| fixed(c) + HEADROOM_BYTES <= a);
+                let fits = |c| fits(memory(CellKind::F32, Some(c)), available);
                 let c = if !cubeful || fits(CellKind::F32) {
                     CellKind::F32
                 } else {
@@ -107,10 +105,7 @@ impl Plan {
             .map(|&s| window.saturating_mul(layout.section_bytes(s)))
             .max()
             .unwrap_or(0);
-        let memory_bytes = (PROCESS_BYTES + Moves::estimate_bytes(space)).saturating_add(
-            sweep_bytes(n, window, 1, cubeless, threads)
-                .max(cubeful_cell.map_or(0, |c| sweep_bytes(n, window, 3, c, threads))),
-        );
+        let memory_bytes = memory(cubeless, cubeful_cell);
         let file_bytes = layout.file_bytes();
         Plan {
             points: space.points,
@@ -177,8 +172,7 @@ impl Plan {
     }
 
     pub fn fits_memory(&self) -> bool {
-        self.memory_available
-            .is_none_or(|a| self.memory_bytes + HEADROOM_BYTES <= a)
+        fits(self.memory_bytes, self.memory_available)
     }
 
     pub fn fits_disk(&self, already_written: u64) -> bool {
@@ -194,6 +188,11 @@ impl Plan {
         }
         p
     }
+}
+
+/// Whether `bytes` fit in `available` (unknown: yes) with the headroom left to the system.
+fn fits(bytes: u64, available: Option<u64>) -> bool {
+    available.is_none_or(|a| bytes.saturating_add(HEADROOM_BYTES) <= a)
 }
 
 /// Bytes shown to a person: `12.3 GB`, `1.5 EB`.
