@@ -42,11 +42,7 @@ pub fn build_two_sided(
     if let Some(p) = resumed {
         let pairs = (moves.n * moves.n) as u64;
         let sections = plan.passes().iter().filter(|s| s.0 < p.section).count() as u64;
-        let levels: u64 = moves.levels[..p.levels_done.min(moves.levels.len())]
-            .iter()
-            .map(|l| (l.len() * moves.n) as u64)
-            .sum();
-        (opts.resumed)(p, sections * pairs + levels);
+        (opts.resumed)(p, sections * pairs + moves.pairs_below(p.levels_done));
     }
     let kill_after: Option<u32> = std::env::var(KILL_AFTER_CHECKPOINTS)
         .ok()
@@ -105,15 +101,6 @@ struct Pass<'a> {
 }
 
 impl Pass<'_> {
-    /// Pairs of levels before `first`, for the progress of a resumed pass.
-    fn done_before(&self) -> u64 {
-        let n = self.moves.n;
-        self.moves.levels[..self.first]
-            .iter()
-            .map(|l| (l.len() * n) as u64)
-            .sum()
-    }
-
     /// After each level: its progress, and a checkpoint when one is due.
     fn level_done(&mut self, level: usize) -> std::io::Result<()> {
         let n = self.moves.n;
@@ -139,7 +126,7 @@ impl Pass<'_> {
             (self.progress)((n * n) as u64);
             return true;
         }
-        let done = self.done_before();
+        let done = self.moves.pairs_below(self.first);
         if done > 0 {
             (self.progress)(done);
         }

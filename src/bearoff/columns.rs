@@ -531,6 +531,15 @@ impl Moves {
         &self.die[self.die_start[i] as usize..self.die_start[i + 1] as usize]
     }
 
+    /// The pairs a pass computes in the levels below `level` (a level's positions against every
+    /// position): the progress of a resumed pass.
+    pub fn pairs_below(&self, level: usize) -> u64 {
+        self.levels[..level.min(self.levels.len())]
+            .iter()
+            .map(|l| (l.len() * self.n) as u64)
+            .sum()
+    }
+
     /// The play lists as the GPU reads them: where each list starts (`21 x + r`, one more
     /// entry than lists) and the positions.
     pub(crate) fn play_lists(&self) -> (&[u32], &[u32]) {
