@@ -1,12 +1,17 @@
-//! A two-sided table built by columns into rollsim's file, pass by pass (cubeless, then
-//! cubeful), with checkpoints from which a killed build resumes to the same bytes.
+//! Builds that write as they sweep: a two-sided table by columns into rollsim's file, pass by
+//! pass (cubeless, then cubeful), with checkpoints from which a killed build resumes to the
+//! same bytes; a one-sided table level by level straight into gnubg's format.
 
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::columns::{Cell, CellKind, Cubeful, Cubeless, Fixed, Moves, Recurrence, sweep};
 use super::columns_gpu;
+use super::format::{GNUBG_ENTRIES, GnubgOneSidedWriter, gnubg_entries};
+use super::one_sided::{Level, Plays, Prob, sweep as one_sided_sweep};
 use super::plan::Plan;
+use super::position::Space;
 use super::table::{Partial, Progress, Section};
 use crate::gpu::Gpu;
 use crate::memory::huge_filled;
@@ -188,4 +193,158 @@ fn kill_self() -> ! {
         libc::kill(libc::getpid(), libc::SIGKILL);
     }
     std::process::abort()
+}
+
+/// Builds a one-sided table straight into gnubg's format (compressed or plain, with the
+/// distributions of rolls until the first checker is off when `first_off`), keeping only the
+/// last 25 levels of the sweep (see [`one_sided_sweep`]) and, for the compressed layout, the
+/// index. The first-off pass goes first, to a temporary file in `spill_dir` read back in the
+/// same order by the bearing-off pass, whose records carry both runs.
+///
+/// All of it runs on a rayon worker, for the reason given at [`OneSided::build_cpu`].
+///
+/// [`OneSided::build_cpu`]: super::OneSided::build_cpu
+pub fn build_one_sided_gnubg<P: Prob>(
+    space: Space,
+    first_off: bool,
+    compressed: bool,
+    out: &mut (impl Write + Seek + Send),
+    spill_dir: &Path,
+    progress: &(dyn Fn(u64) + Sync),
+) -> anyhow::Result<()> {
+    rayon::scope(|_| one_sided_gnubg::<P>(space, first_off, compressed, out, spill_dir, progress))
+}
+
+fn one_sided_gnubg<P: Prob>(
+    space: Space,
+    first_off: bool,
+    compressed: bool,
+    out: &mut (impl Write + Seek),
+    spill_dir: &Path,
+    progress: &(dyn Fn(u64) + Sync),
+) -> anyhow::Result<()> {
+    let entries = |level: &Level<P>, j: usize| {
+        let (first, probs) = level.distribution(j);
+        gnubg_entries(first, probs.iter().map(|p| p.load()))
+    };
+    let mut spill = match first_off {
+        false => None,
+        true => {
+            let mut w = BufWriter::new(tempfile::tempfile_in(spill_dir)?);
+            one_sided_sweep::<P, anyhow::Error>(
+                &space,
+                space.checkers,
+                GNUBG_ENTRIES,
+                Plays::Best,
+                progress,
+                &mut |level| {
+                    for (j, &i) in level.positions.iter().enumerate() {
+                        w.write_all(&i.to_le_bytes())?;
+                        for q in entries(level, j) {
+                            w.write_all(&q.to_le_bytes())?;
+                        }
+                    }
+                    Ok(())
+                },
+            )?;
+            let mut f = w.into_inner().map_err(|e| e.into_error())?;
+            f.seek(SeekFrom::Start(0))?;
+            Some(BufReader::new(f))
+        }
+    };
+    let mut writer = GnubgOneSidedWriter::new(space, compressed, first_off, out)?;
+    one_sided_sweep::<P, anyhow::Error>(
+        &space,
+        1,
+        GNUBG_ENTRIES,
+        Plays::Best,
+        progress,
+        &mut |level| {
+            let mut record = [0u8; 4 + 2 * GNUBG_ENTRIES];
+            for (j, &i) in level.positions.iter().enumerate() {
+                let g = match &mut spill {
+                    None => None,
+                    Some(r) => {
+                        r.read_exact(&mut record)?;
+                        // Both passes take the positions in the same order.
+                        anyhow::ensure!(
+                            record[..4] == i.to_le_bytes(),
+                            "first-off pass out of step"
+                        );
+                        let mut q = [0u16; GNUBG_ENTRIES];
+                        for (q, b) in q.iter_mut().zip(record[4..].chunks_exact(2)) {
+                            *q = u16::from_le_bytes([b[0], b[1]]);
+                        }
+                        Some(q)
+                    }
+                };
+                writer.push(i, &entries(level, j), g.as_ref())?;
+            }
+            Ok(())
+        },
+    )?;
+    Ok(writer.finish()?)
+}
+
+#[cfg(test)]
+mod one_sided_tests {
+    use std::io::Cursor;
+
+    use super::*;
+    use crate::bearoff::OneSided;
+    use crate::bearoff::format::{read_gnubg_one_sided, write_gnubg_one_sided};
+    use crate::bearoff::one_sided::Fixed31;
+
+    fn streamed<P: Prob>(space: Space, first_off: bool, compressed: bool) -> Vec<u8> {
+        let dir = tempfile::tempdir().unwrap();
+        let mut out = Cursor::new(Vec::new());
+        build_one_sided_gnubg::<P>(space, first_off, compressed, &mut out, dir.path(), &|_| {})
+            .unwrap();
+        out.into_inner()
+    }
+
+    #[test]
+    fn streamed_gnubg_tables_hold_the_exact_tables_values() {
+        for (space, first_off) in [
+            (Space::new(6, 15).unwrap(), true),
+            (Space::new(7, 9).unwrap(), false),
+        ] {
+            let t = OneSided::build(space, first_off);
+            for compressed in [true, false] {
+                let mut want = Cursor::new(Vec::new());
+                write_gnubg_one_sided(&t, compressed, first_off, &mut want).unwrap();
+                let want = want.into_inner();
+                let got = streamed::<f64>(space, first_off, compressed);
+                // The plain layout puts each record in its place; the compressed one puts the
+                // runs in the sweep's order, which only the index tells.
+                assert_eq!(got.len(), want.len());
+                if !compressed {
+                    assert!(got == want, "{space:?}");
+                }
+                let (w, g) = (
+                    read_gnubg_one_sided(&want).unwrap(),
+                    read_gnubg_one_sided(&got).unwrap(),
+                );
+                assert_eq!(w, g, "{space:?} compressed {compressed}");
+                // fixed32: at most one unit off, and rarely.
+                let f = read_gnubg_one_sided(&streamed::<Fixed31>(space, first_off, compressed))
+                    .unwrap();
+                let (mut off, mut total) = (0, 0);
+                let pairs = w.dist.iter().zip(&f.dist).chain(
+                    w.gammon_dist
+                        .iter()
+                        .flatten()
+                        .zip(f.gammon_dist.iter().flatten()),
+                );
+                for (a, b) in pairs {
+                    for (x, y) in a.iter().zip(b) {
+                        assert!(x.abs_diff(*y) <= 1, "{space:?}: {x} vs {y}");
+                        off += usize::from(x != y);
+                        total += 1;
+                    }
+                }
+                assert!(off * 1000 < total, "{off} of {total} entries differ");
+            }
+        }
+    }
 }

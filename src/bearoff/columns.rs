@@ -356,68 +356,54 @@ impl Window {
     /// plus the widest level, since within 25 levels the ring wraps at most once, wasting less
     /// than one level.
     fn capacity(sizes: &[u64], n: u64) -> u64 {
+        Window::ring_capacity(sizes, MAX_ROLL_PIPS + 1).min(n)
+    }
+
+    /// The capacity of a ring that keeps `depth` consecutive levels of these sizes, each
+    /// contiguous: the most they hold, plus the widest level (see [`Window::ring_slots`]).
+    pub fn ring_capacity(sizes: &[u64], depth: usize) -> u64 {
         let live = (0..sizes.len())
-            .map(|l| {
-                sizes[l.saturating_sub(MAX_ROLL_PIPS)..=l]
-                    .iter()
-                    .sum::<u64>()
-            })
+            .map(|l| sizes[(l + 1).saturating_sub(depth)..=l].iter().sum::<u64>())
             .max()
             .unwrap_or(0);
-        let widest = sizes.iter().copied().max().unwrap_or(0);
-        (live + widest).min(n)
+        live + sizes.iter().copied().max().unwrap_or(0)
+    }
+
+    /// The first slot of each level in a ring of `capacity`: levels one after the other, a
+    /// level that would wrap starting over at 0.
+    pub fn ring_slots(sizes: &[u64], capacity: u64) -> Vec<usize> {
+        let mut next = 0;
+        sizes
+            .iter()
+            .map(|&size| {
+                if next + size > capacity {
+                    next = 0;
+                }
+                let at = next;
+                next += size;
+                at as usize
+            })
+            .collect()
     }
 
     /// The capacity for a space, counted without enumerating its positions (so that a plan
     /// for an impossible table allocates nothing).
     pub fn capacity_of(space: Space) -> u64 {
-        Window::capacity(&Window::level_sizes(space), space.len() as u64)
-    }
-
-    /// The positions of a space by pip count, from the generating function
-    /// `Π_p 1 / (1 - y x^p)` truncated at `y^C`.
-    pub fn level_sizes(space: Space) -> Vec<u64> {
-        let (c, p) = (space.checkers as usize, space.points as usize);
-        let pips = c * p;
-        // ways[k][s]: positions of exactly k checkers and s pips on the points so far.
-        let mut ways = vec![vec![0u64; pips + 1]; c + 1];
-        ways[0][0] = 1;
-        for point in 1..=p {
-            for k in (1..=c).rev() {
-                for s in (point..=pips).rev() {
-                    let mut add = 0;
-                    for j in 1..=k.min(s / point) {
-                        add += ways[k - j][s - j * point];
-                    }
-                    ways[k][s] += add;
-                }
-            }
-        }
-        let sizes: Vec<u64> = (0..=pips)
-            .map(|s| ways.iter().map(|w| w[s]).sum())
-            .collect();
-        let last = sizes.iter().rposition(|&k| k > 0).unwrap_or(0);
-        sizes[..=last].to_vec()
+        Window::capacity(&space.level_sizes(), space.len() as u64)
     }
 
     pub fn new(levels: &[Vec<u32>], n: usize) -> Window {
         let sizes: Vec<u64> = levels.iter().map(|l| l.len() as u64).collect();
-        let capacity = Window::capacity(&sizes, n as u64) as usize;
-        let mut level_slot = Vec::with_capacity(levels.len());
+        let capacity = Window::capacity(&sizes, n as u64);
+        let level_slot = Window::ring_slots(&sizes, capacity);
         let mut slot = vec![0u32; n];
-        let mut next = 0;
-        for level in levels {
-            if next + level.len() > capacity {
-                next = 0;
-            }
-            level_slot.push(next);
+        for (level, &first) in levels.iter().zip(&level_slot) {
             for (k, &x) in level.iter().enumerate() {
-                slot[x as usize] = (next + k) as u32;
+                slot[x as usize] = (first + k) as u32;
             }
-            next += level.len();
         }
         Window {
-            capacity,
+            capacity: capacity as usize,
             level_slot,
             slot,
         }

@@ -67,7 +67,7 @@
 //! gnubg addresses these files with 32-bit `unsigned int` byte offsets, so the writers refuse
 //! a file over 4 GiB (and a compressed one whose offsets trip gnubg's 32-bit sanity check).
 
-use std::io::{self, Write};
+use std::io::{self, Seek, SeekFrom, Write};
 
 use super::one_sided::OneSided;
 use super::position::Space;
@@ -174,11 +174,7 @@ pub fn quantize(p: f64) -> u16 {
 
 /// The 32 gnubg entries of an exact distribution: quantized, truncated or zero-padded.
 fn quantized(dist: &[f64]) -> [u16; 32] {
-    let mut q = [0u16; 32];
-    for (q, &p) in q.iter_mut().zip(dist) {
-        *q = quantize(p);
-    }
-    q
+    gnubg_entries(0, dist.iter().copied())
 }
 
 /// makebearoff's `CalcIndex`: `(ioff, nz)`, the start and length of the run from the first to
@@ -215,7 +211,7 @@ pub fn write_gnubg_one_sided(
     t: &OneSided,
     compressed: bool,
     gammon: bool,
-    out: &mut impl Write,
+    out: &mut (impl Write + Seek),
 ) -> Result<()> {
     check_one_sided(t)?;
     let g = match (gammon, &t.gammon) {
@@ -235,72 +231,154 @@ pub fn write_gnubg_one_sided(
     encode_gnubg_one_sided(t.space, compressed, g.is_some(), dist, out)
 }
 
-/// makebearoff's `generate_os` output for the distributions `dist(i, gammon)`: the header, then
-/// the records, or the index (`WriteIndex`) and the runs (`WriteOS`). The compressed layout
-/// takes two passes over `dist`: the index and the size first, then the runs.
+/// makebearoff's `generate_os` output for the distributions `dist(i, gammon)`, in position
+/// order.
 fn encode_gnubg_one_sided(
     space: Space,
     compressed: bool,
     gammon: bool,
     dist: impl Fn(usize, bool) -> [u16; 32],
-    out: &mut impl Write,
+    out: &mut (impl Write + Seek),
 ) -> Result<()> {
-    let n = space.len();
-    let halves: &[bool] = if gammon { &[false, true] } else { &[false] };
-    let header = format!(
-        "gnubg-OS-{:02}-{:02}-{}-{}-0xxxxxxxxxxxxxxxxxxx\n",
-        space.points,
-        space.checkers,
-        u8::from(gammon),
-        u8::from(compressed)
-    );
-    debug_assert_eq!(header.len(), GNUBG_HEADER);
-    let mut out = io::BufWriter::with_capacity(1 << 16, out);
-    let mut buf = Vec::with_capacity(128);
-    if !compressed {
-        gnubg_size_limit(GNUBG_HEADER as u64 + n as u64 * 64 * halves.len() as u64)?;
-        out.write_all(header.as_bytes())?;
-        for i in 0..n {
-            buf.clear();
-            for &g in halves {
-                le16s(&mut buf, &dist(i, g));
-            }
-            out.write_all(&buf)?;
-        }
-        return Ok(out.flush()?);
+    let mut w = GnubgOneSidedWriter::new(space, compressed, gammon, out)?;
+    for i in 0..space.len() {
+        let g = gammon.then(|| dist(i, true));
+        w.push(i as u32, &dist(i, false), g.as_ref())?;
     }
-    let mut index = Vec::with_capacity(n * (4 + 2 * halves.len()));
-    let mut offset = 0u64; // in uint16 units
-    // gnubg's sanity check in GetDistCompressed: `iOffset > 64 * nPos && 64 * nPos > 0`,
-    // computed in 32-bit unsigned arithmetic.
-    let gnubg_limit = (64 * n as u64) as u32;
-    for i in 0..n {
-        if offset > u64::from(gnubg_limit) && gnubg_limit > 0 {
+    w.finish()
+}
+
+/// gnubg's one-sided layout, written one position at a time in any order: the compressed
+/// layout's runs follow in the order the positions come (its index says where each is; gnubg
+/// reads through the index), the plain layout's records go to their place. Pushed in position
+/// order, the file is makebearoff's. The compressed layout keeps its index (8 bytes a
+/// position) until `finish`, the plain one its records.
+pub struct GnubgOneSidedWriter<'a, W: Write + Seek> {
+    out: io::BufWriter<&'a mut W>,
+    n: usize,
+    compressed: bool,
+    gammon: bool,
+    /// Compressed: the index; plain: the records.
+    table: Vec<u8>,
+    /// In `uint16` units from the end of the index.
+    offset: u64,
+    pushed: usize,
+    buf: Vec<u8>,
+}
+
+impl<'a, W: Write + Seek> GnubgOneSidedWriter<'a, W> {
+    pub fn new(
+        space: Space,
+        compressed: bool,
+        gammon: bool,
+        out: &'a mut W,
+    ) -> Result<GnubgOneSidedWriter<'a, W>> {
+        let space = valid_space(space)?;
+        let n = space.len();
+        let halves = 1 + usize::from(gammon);
+        let entry = if compressed {
+            4 + 2 * halves
+        } else {
+            64 * halves
+        };
+        // The compressed layout's size is known at the end; its index alone must fit now.
+        gnubg_size_limit((GNUBG_HEADER + n * entry) as u64)?;
+        let header = format!(
+            "gnubg-OS-{:02}-{:02}-{}-{}-0xxxxxxxxxxxxxxxxxxx\n",
+            space.points,
+            space.checkers,
+            u8::from(gammon),
+            u8::from(compressed)
+        );
+        debug_assert_eq!(header.len(), GNUBG_HEADER);
+        let mut out = io::BufWriter::with_capacity(1 << 16, out);
+        out.write_all(header.as_bytes())?;
+        if compressed {
+            out.seek(SeekFrom::Start((GNUBG_HEADER + n * entry) as u64))?;
+        }
+        Ok(GnubgOneSidedWriter {
+            out,
+            n,
+            compressed,
+            gammon,
+            table: vec![0; n * entry],
+            offset: 0,
+            pushed: 0,
+            buf: Vec::with_capacity(128),
+        })
+    }
+
+    /// Position `i`'s distributions, bearing off and (in a file with them) the first checker
+    /// off.
+    pub fn push(&mut self, i: u32, off: &[u16; 32], first_off: Option<&[u16; 32]>) -> Result<()> {
+        let i = i as usize;
+        let halves: &[&[u16; 32]] = match (self.gammon, first_off) {
+            (false, _) => &[off],
+            (true, Some(g)) => &[off, g],
+            (true, None) => {
+                return Err(FormatError::GnubgExport(format!(
+                    "position {i} has no gammon distribution"
+                )));
+            }
+        };
+        self.pushed += 1;
+        if !self.compressed {
+            let rec = &mut self.table[i * 64 * halves.len()..][..64 * halves.len()];
+            for (d, h) in rec.chunks_exact_mut(64).zip(halves) {
+                for (b, v) in d.chunks_exact_mut(2).zip(h.iter()) {
+                    b.copy_from_slice(&v.to_le_bytes());
+                }
+            }
+            return Ok(());
+        }
+        // gnubg's sanity check in GetDistCompressed: `iOffset > 64 * nPos && 64 * nPos > 0`,
+        // computed in 32-bit unsigned arithmetic.
+        let limit = (64 * self.n as u64) as u32;
+        if self.offset > u64::from(limit) && limit > 0 {
             return Err(FormatError::GnubgExport(format!(
-                "offset {offset} of position {i} trips gnubg's 32-bit sanity check (64 x {n} positions wraps to {gnubg_limit})"
+                "offset {} of position {i} trips gnubg's 32-bit sanity check (64 x {} positions wraps to {limit})",
+                self.offset, self.n
             )));
         }
-        index.extend((offset as u32).to_le_bytes());
-        for &g in halves {
-            let (ioff, nz) = run(&dist(i, g));
-            index.extend([nz as u8, ioff as u8]);
-            offset += nz as u64;
+        let entry = 4 + 2 * halves.len();
+        let e = &mut self.table[i * entry..][..entry];
+        e[..4].copy_from_slice(&(self.offset as u32).to_le_bytes());
+        self.buf.clear();
+        for (k, q) in halves.iter().enumerate() {
+            let (ioff, nz) = run(q);
+            e[4 + 2 * k] = nz as u8;
+            e[5 + 2 * k] = ioff as u8;
+            le16s(&mut self.buf, &q[ioff..ioff + nz]);
+            self.offset += nz as u64;
         }
+        Ok(self.out.write_all(&self.buf)?)
     }
-    gnubg_size_limit(GNUBG_HEADER as u64 + index.len() as u64 + 2 * offset)?;
-    out.write_all(header.as_bytes())?;
-    out.write_all(&index)?;
-    drop(index);
-    for i in 0..n {
-        buf.clear();
-        for &g in halves {
-            let q = dist(i, g);
-            let (ioff, nz) = run(&q);
-            le16s(&mut buf, &q[ioff..ioff + nz]);
+
+    /// Writes what is kept (the index, or the records) once every position is in.
+    pub fn finish(mut self) -> Result<()> {
+        if self.pushed != self.n {
+            return Err(FormatError::Table(format!(
+                "{} of {} positions written",
+                self.pushed, self.n
+            )));
         }
-        out.write_all(&buf)?;
+        if self.compressed {
+            gnubg_size_limit((GNUBG_HEADER + self.table.len()) as u64 + 2 * self.offset)?;
+            self.out.seek(SeekFrom::Start(GNUBG_HEADER as u64))?;
+        }
+        self.out.write_all(&self.table)?;
+        Ok(self.out.flush()?)
     }
-    Ok(out.flush()?)
+}
+
+/// gnubg's 32 entries of a distribution given from `first` rolls: quantized, truncated or
+/// zero-padded.
+pub fn gnubg_entries(first: usize, probs: impl IntoIterator<Item = f64>) -> [u16; 32] {
+    let mut q = [0u16; 32];
+    for (q, p) in q.iter_mut().skip(first).zip(probs) {
+        *q = quantize(p);
+    }
+    q
 }
 
 /// Writes `t` as gnubg's two-sided database: the header, then per record [`quantize`] of the
@@ -1039,14 +1117,18 @@ mod tests {
         assert!(format!("{}", read_rollsim(&b).unwrap_err()).starts_with("truncated: expected "));
     }
 
+    fn gnubg_bytes(t: &OneSided, compressed: bool, gammon: bool) -> Result<Vec<u8>> {
+        let mut b = io::Cursor::new(Vec::new());
+        write_gnubg_one_sided(t, compressed, gammon, &mut b)?;
+        Ok(b.into_inner())
+    }
+
     #[test]
     fn gnubg_one_sided_layouts_agree_with_the_exact_table() {
         let t = table();
         let n = t.space.len();
-        let mut comp = Vec::new();
-        let mut plain = Vec::new();
-        write_gnubg_one_sided(t, true, true, &mut comp).unwrap();
-        write_gnubg_one_sided(t, false, true, &mut plain).unwrap();
+        let comp = gnubg_bytes(t, true, true).unwrap();
+        let plain = gnubg_bytes(t, false, true).unwrap();
         assert_eq!(&comp[..40], b"gnubg-OS-06-15-1-1-0xxxxxxxxxxxxxxxxxxx\n");
         assert_eq!(&plain[..40], b"gnubg-OS-06-15-1-0-0xxxxxxxxxxxxxxxxxxx\n");
         assert_eq!(plain.len(), 40 + n * 128);
@@ -1087,12 +1169,11 @@ mod tests {
     fn gnubg_one_sided_without_gammon_and_with_few_checkers() {
         let t = OneSided::build(Space::new(4, 3).unwrap(), false);
         assert!(matches!(
-            write_gnubg_one_sided(&t, true, true, &mut Vec::new()),
+            gnubg_bytes(&t, true, true),
             Err(FormatError::GnubgExport(_))
         ));
         for compressed in [true, false] {
-            let mut b = Vec::new();
-            write_gnubg_one_sided(&t, compressed, false, &mut b).unwrap();
+            let b = gnubg_bytes(&t, compressed, false).unwrap();
             let want = format!(
                 "gnubg-OS-04-03-0-{}-0xxxxxxxxxxxxxxxxxxx\n",
                 u8::from(compressed)
@@ -1119,8 +1200,7 @@ mod tests {
     #[test]
     fn gnubg_one_sided_damage_is_reported_never_panics() {
         let t = OneSided::build(Space::new(3, 3).unwrap(), false);
-        let mut b = Vec::new();
-        write_gnubg_one_sided(&t, true, false, &mut b).unwrap();
+        let b = gnubg_bytes(&t, true, false).unwrap();
         for k in 0..b.len() {
             assert!(
                 matches!(
@@ -1229,9 +1309,10 @@ mod tests {
             (6, 15, true, true)
         );
         let g = r.gammon_dist.as_ref().unwrap();
-        let mut again = Vec::new();
+        let mut again = io::Cursor::new(Vec::new());
         let dist = |i: usize, gammon: bool| if gammon { g[i] } else { r.dist[i] };
         encode_gnubg_one_sided(Space::new(6, 15).unwrap(), true, true, dist, &mut again).unwrap();
+        let again = again.into_inner();
         assert!(again == bytes, "re-encoding gnubg_os0.bd changed it");
 
         let t = table();

@@ -75,23 +75,32 @@ impl Unranked {
     #[inline]
     pub fn die_moves(&self, d: u32, out: &mut [u32; 18]) -> usize {
         let mut n = 0;
+        self.each_die_move(d, |m, _| {
+            out[n] = m;
+            n += 1;
+        });
+        n
+    }
+
+    /// [`Unranked::die_moves`], calling `f` with each successor and the pips it lost: `d`,
+    /// or the point borne off from.
+    #[inline(always)]
+    pub fn each_die_move(&self, d: u32, mut f: impl FnMut(u32, u32)) {
         for p in 1..=self.top {
             if self.counts[p as usize - 1] == 0 {
                 continue;
             }
-            let drop = if p > d {
+            let (drop, pips) = if p > d {
                 // Inside the board, from p to p - d.
-                self.prefix[p as usize] - self.prefix[(p - d) as usize]
+                (self.prefix[p as usize] - self.prefix[(p - d) as usize], d)
             } else if p == d || p == self.top {
                 // Off exactly, or from below the die when no checker stands higher.
-                self.prefix[p as usize]
+                (self.prefix[p as usize], p)
             } else {
                 continue;
             };
-            out[n] = self.index - drop as u32;
-            n += 1;
+            f(self.index - drop as u32, pips);
         }
-        n
     }
 }
 

@@ -12,30 +12,14 @@
 
 use rayon::prelude::*;
 
+use super::columns::Window;
 use super::moves::{ROLLS, Unranked};
-use super::position::{Space, pips};
-use crate::memory::{huge_collect, huge_filled, prefetch};
+use super::position::Space;
+use crate::memory::{huge_filled, prefetch};
 
 /// Positions per rayon task: a level of a small table is a few hundred positions of about a
 /// microsecond each, so finer tasks would cost more in scheduling than they save.
 pub(crate) const MIN_TASK: usize = 64;
-
-/// The sweep's state for one position.
-#[derive(Clone, Copy, Debug, Default)]
-struct Node {
-    /// Expected rolls to reach a terminal position (0 for terminal ones).
-    value: f64,
-    /// `best[k][d - 1]`: the least value after k + 1 steps of die d, and `to` where it ends.
-    best: [[f64; 6]; 3],
-    to: [[u32; 6]; 3],
-}
-
-/// The ordering of candidate plays: lower value, then lower index of the position reached, so
-/// that exact ties are broken the same way by every implementation.
-#[inline]
-fn better(v: f64, to: u32, best_v: f64, best_to: u32) -> bool {
-    v < best_v || (v == best_v && to < best_to)
-}
 
 /// The optimal policy for one value: per position, the position each roll's best play reaches.
 pub struct Policy {
@@ -44,172 +28,466 @@ pub struct Policy {
     pub succ: Vec<u32>,
 }
 
-/// Positions grouped by pip count, lowest first, and each position's number of checkers.
-///
-/// The sweeps keep their per-position state in *level order* (`order`), not in index order: a
-/// position's successors lie at most 24 pips lower, so in level order they sit in the few
-/// levels just below it, and neighbouring positions share them. That locality halved the
-/// sweep's time on 15 checkers (memory, not arithmetic, bounds it).
+/// Positions grouped by pip count, lowest first: the whole table's levels, for the sweeps that
+/// keep every position (the GPU's, two-sided tables).
 pub struct Levels {
     pub by_pips: Vec<Vec<u32>>,
-    /// Checkers of each position, by index.
-    pub checkers: Vec<u8>,
     /// Every index in level order, and where each level starts in it (one more entry than
     /// levels).
     pub order: Vec<u32>,
     pub starts: Vec<usize>,
-    /// `slot[i]`: where index i stands in `order`.
-    pub slot: Vec<u32>,
 }
 
 impl Levels {
     pub fn new(space: &Space) -> Levels {
-        let n = space.len();
-        let mut counts = vec![0u8; space.points as usize];
-        let mut by_pips: Vec<Vec<u32>> = Vec::new();
-        let mut checkers = Vec::with_capacity(n);
-        for i in 0..n as u32 {
-            space.position(i, &mut counts);
-            let p = pips(&counts) as usize;
-            if by_pips.len() <= p {
-                by_pips.resize_with(p + 1, Vec::new);
-            }
-            by_pips[p].push(i);
-            checkers.push(counts.iter().sum());
-        }
+        let mut checkers = Vec::new();
+        let by_pips: Vec<Vec<u32>> = (0..space.level_sizes().len() as u32)
+            .map(|l| {
+                let mut level = Vec::new();
+                space.level(l, &mut level, &mut checkers);
+                level
+            })
+            .collect();
         let order: Vec<u32> = by_pips.iter().flatten().copied().collect();
         let mut starts = vec![0];
         for l in &by_pips {
             starts.push(starts.last().unwrap() + l.len());
         }
-        let mut slot = vec![0u32; n];
-        for (k, &i) in order.iter().enumerate() {
-            slot[i as usize] = k as u32;
-        }
         Levels {
             by_pips,
-            checkers,
             order,
             starts,
-            slot,
         }
     }
+}
 
-    /// The level-order range of level `l`.
-    pub fn range(&self, l: usize) -> std::ops::Range<usize> {
-        self.starts[l]..self.starts[l + 1]
+/// A probability as the sweep keeps it for the levels above: exact `f64`, or [`Fixed31`].
+pub trait Prob: Copy + Default + Send + Sync + 'static {
+    fn load(self) -> f64;
+    fn store(p: f64) -> Self;
+    fn is_zero(self) -> bool;
+}
+
+impl Prob for f64 {
+    #[inline(always)]
+    fn load(self) -> f64 {
+        self
     }
+    #[inline(always)]
+    fn store(p: f64) -> f64 {
+        p
+    }
+    #[inline(always)]
+    fn is_zero(self) -> bool {
+        self == 0.0
+    }
+}
+
+/// A probability in units of 2^-31, rounded to nearest: half the bytes of `f64`, and entries
+/// under 2^-32 drop out of the support (15x10: 14.4 stored entries a position instead of 21.2).
+/// A distribution is a weighted mean of its successors' plus one rounding, so its error is at
+/// most half a unit per roll of depth, 31 x 2^-32 = 7.2e-9 over gnubg's 32 entries: 1/2100
+/// of gnubg's 16-bit step. What it is for is a table written in gnubg's 16 bits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fixed31(pub u32);
+
+impl Fixed31 {
+    const SCALE: f64 = (1u64 << 31) as f64;
+}
+
+impl Prob for Fixed31 {
+    #[inline(always)]
+    fn load(self) -> f64 {
+        f64::from(self.0) * (1.0 / Fixed31::SCALE)
+    }
+    #[inline(always)]
+    fn store(p: f64) -> Fixed31 {
+        Fixed31((p * Fixed31::SCALE).round() as u32)
+    }
+    #[inline(always)]
+    fn is_zero(self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// Which plays a sweep makes: the best, found by its own chains, or those of a policy solved
+/// elsewhere (the GPU's).
+#[derive(Clone, Copy)]
+pub enum Plays<'a> {
+    Best,
+    Given(&'a Policy),
+}
+
+/// Levels a position's successors can lie below it: 24 pips (6-6), and the level itself.
+const DEPTH: usize = 25;
+/// Levels the chains are read from: one die moves at most 6 pips.
+const CHAIN_DEPTH: usize = 7;
+
+/// `chains[k][d - 1]`: the ring slot of the best position k + 1 steps of die d reach.
+type Chains = [[u32; 6]; 3];
+
+/// Where a position's stored distribution lies: `pools[pool][chunk]` from `offset`, `len`
+/// entries, the first of them P(`first` rolls).
+#[derive(Clone, Copy, Debug, Default)]
+struct Stored {
+    offset: u32,
+    first: u8,
+    len: u8,
+    pool: u8,
+}
+
+/// What a task of a level computes, for a run of its positions.
+#[derive(Default)]
+pub struct Chunk<P> {
+    means: Vec<f64>,
+    succ: Vec<u32>,
+    chains: Vec<Chains>,
+    stored: Vec<Stored>,
+    probs: Vec<P>,
+}
+
+/// One solved level: its positions, ascending, and what the sweep found for each.
+pub struct Level<'a, P> {
+    pub pips: usize,
+    pub positions: &'a [u32],
+    chunks: &'a [Chunk<P>],
+    chunk: usize,
+}
+
+impl<P: Prob> Level<'_, P> {
+    /// Position `j`'s expected rolls.
+    pub fn mean(&self, j: usize) -> f64 {
+        self.chunks[j / self.chunk].means[j % self.chunk]
+    }
+
+    /// Position `j`'s distribution: P(`first` + k rolls) for each k of the slice, zero
+    /// elsewhere (and unknown past the sweep's `rolls`).
+    pub fn distribution(&self, j: usize) -> (usize, &[P]) {
+        let c = &self.chunks[j / self.chunk];
+        let s = c.stored[j % self.chunk];
+        let at = s.offset as usize;
+        (usize::from(s.first), &c.probs[at..at + usize::from(s.len)])
+    }
+
+    /// The positions position `j`'s best play of each roll of [`ROLLS`] reaches.
+    pub fn plays(&self, j: usize) -> &[u32] {
+        let k = j % self.chunk;
+        &self.chunks[j / self.chunk].succ[21 * k..21 * k + 21]
+    }
+}
+
+/// The sweep's memory for a space, in bytes, before it allocates: the ring slots of every
+/// position, and for the positions of 25 levels their value, index and distribution (`width`
+/// stored entries each, on average) and for 7 levels their chains.
+pub fn sweep_bytes(space: Space, prob_bytes: u64, width: u64) -> u64 {
+    let sizes = space.level_sizes();
+    let n = space.len() as u64;
+    let ring = Window::ring_capacity(&sizes, DEPTH).min(n);
+    let chains = Window::ring_capacity(&sizes, CHAIN_DEPTH).min(n);
+    let widest = sizes.iter().copied().max().unwrap_or(0);
+    4 * n
+        + ring * (8 + 4 + std::mem::size_of::<Stored>() as u64 + width * prob_bytes)
+        + chains * std::mem::size_of::<Chains>() as u64
+        + widest * (8 + 4 + 1)
 }
 
 /// Solves `V(s) = 1 + Σ_r p(r) min_play V(s')` with `V = 0` on positions with fewer than
-/// `terminal_below` checkers (1: all off; 15: the first checker off). A terminal position's
-/// successors are itself.
-pub fn solve(
+/// `terminal_below` checkers (1: all off; 15: the first checker off), and the distribution of
+/// the number of rolls under those plays, level by level in pip count. A terminal position's
+/// successors are itself. `sink` gets each level as it is done; only the last 25 levels are
+/// kept, so memory is about a third of the table's positions for 15x6 and half for 15x10
+/// (`sweep_bytes`). Entries for `rolls` or more rolls are not computed: they never change
+/// fewer rolls' (gnubg keeps 32).
+///
+/// Plays are found through chains: per position and die d, the best position k = 1, 2, 3
+/// steps of d reach. A roll's best play is then one die's step followed by the best single
+/// step of the other die, in either order, or for a double one step followed by the best
+/// three-step chain: per position a few dozen lookups instead of enumerating every play of
+/// every roll. Ties go to the lower index, so every implementation picks the same plays.
+///
+/// A distribution is `1/36 Σ_t w_t · shift(dist(t))` over the distinct successors t (in order
+/// of first appearance among the rolls, with their summed weights w_t in 36ths), added only
+/// over the successors' supports.
+pub fn sweep<P: Prob, E: Send>(
     space: &Space,
-    levels: &Levels,
     terminal_below: u32,
+    rolls: usize,
+    plays: Plays,
     progress: &(dyn Fn(u64) + Sync),
-) -> Policy {
+    sink: &mut dyn FnMut(&Level<P>) -> Result<(), E>,
+) -> Result<(), E> {
     let n = space.len();
-    // Both in level order; `succ` holds indices.
-    let mut nodes = huge_filled(n, Node::default());
-    let mut succ = huge_filled(21 * n, 0u32);
-    for l in 0..levels.by_pips.len() {
-        let r = levels.range(l);
-        let (below, rest) = nodes.split_at_mut(r.start);
-        rest[..r.len()]
-            .par_iter_mut()
-            .zip(succ[21 * r.start..21 * r.end].par_chunks_mut(21))
-            .zip(levels.order[r.clone()].par_iter())
-            .with_min_len(MIN_TASK)
-            .for_each(|((node, s), &i)| {
-                if u32::from(levels.checkers[i as usize]) < terminal_below {
-                    *node = Node {
-                        value: 0.0,
-                        best: [[0.0; 6]; 3],
-                        to: [[i; 6]; 3],
-                    };
-                    s.fill(i);
-                } else {
-                    solve_one(space, below, &levels.slot, i, node, s);
-                }
-            });
-        progress(r.len() as u64);
+    let sizes = space.level_sizes();
+    let capacity = Window::ring_capacity(&sizes, DEPTH).min(n as u64);
+    let first_slot = Window::ring_slots(&sizes, capacity);
+    let capacity = capacity as usize;
+    let mut ring = Ring::<P> {
+        slot: huge_filled(n, 0u32),
+        index: huge_filled(capacity, 0u32),
+        value: huge_filled(capacity, 0f64),
+        stored: huge_filled(capacity, Stored::default()),
+        pools: vec![Vec::new(); DEPTH],
+        chains: (0..CHAIN_DEPTH).map(|_| (Vec::new(), 1)).collect(),
+        first_slot,
+    };
+    let (mut positions, mut checkers) = (Vec::new(), Vec::new());
+    let threads = rayon::current_num_threads();
+    for l in 0..sizes.len() {
+        space.level(l as u32, &mut positions, &mut checkers);
+        let first = ring.first_slot[l];
+        for (k, &i) in positions.iter().enumerate() {
+            ring.slot[i as usize] = (first + k) as u32;
+            ring.index[first + k] = i;
+        }
+        let chunk = positions.len().div_ceil(8 * threads).max(MIN_TASK);
+        let task = Task {
+            space,
+            ring: &ring,
+            level: l,
+            terminal_below,
+            rolls,
+            plays,
+        };
+        let chunks: Vec<Chunk<P>> = positions
+            .par_chunks(chunk)
+            .zip(checkers.par_chunks(chunk))
+            .map(|(ps, cs)| task.run(ps, cs))
+            .collect();
+        let level = Level {
+            pips: l,
+            positions: &positions,
+            chunks: &chunks,
+            chunk,
+        };
+        sink(&level)?;
+        progress(positions.len() as u64);
+        // Level l's values go where level l - 25's were, which no later level reads.
+        let mut k = first;
+        let pool = &mut ring.pools[l % DEPTH];
+        pool.clear();
+        let mut chains = Vec::with_capacity(chunks.len());
+        for c in chunks {
+            for (&v, &s) in c.means.iter().zip(&c.stored) {
+                ring.value[k] = v;
+                ring.stored[k] = Stored {
+                    offset: s.offset + pool.len() as u32,
+                    ..s
+                };
+                k += 1;
+            }
+            pool.extend_from_slice(&c.probs);
+            chains.push(c.chains);
+        }
+        ring.chains[l % CHAIN_DEPTH] = (chains, chunk);
     }
-    let slot = &levels.slot;
-    Policy {
-        value: huge_collect(n, (0..n).map(|i| nodes[slot[i] as usize].value)),
-        succ: huge_collect(
-            21 * n,
-            (0..n).flat_map(|i| {
-                let k = slot[i] as usize;
-                succ[21 * k..21 * k + 21].iter().copied()
-            }),
-        ),
-    }
+    Ok(())
 }
 
-/// Solves position `i` from the nodes of the levels below it (`below`, in level order).
-fn solve_one(
-    space: &Space,
-    below: &[Node],
-    slot: &[u32],
-    i: u32,
-    out: &mut Node,
-    succ: &mut [u32],
-) {
-    let u = Unranked::new(space, i);
-    let mut moves = [[0u32; 18]; 6];
-    let mut len = [0usize; 6];
-    for d in 0..6 {
-        len[d] = u.die_moves(d as u32 + 1, &mut moves[d]);
-    }
-    let mut node = Node {
-        value: 0.0,
-        best: [[f64::INFINITY; 6]; 3],
-        to: [[u32::MAX; 6]; 3],
-    };
-    // Best play per roll: (value, final position).
-    let mut roll_best = [(f64::INFINITY, u32::MAX); 21];
-    // Roll r = (a, b) has index ROLL_INDEX[a - 1][b - 1] whatever the order of a and b.
-    const ROLL_INDEX: [[usize; 6]; 6] = roll_index();
-    for (a, list) in moves.iter().enumerate() {
-        for &m in &list[..len[a]] {
-            prefetch(&below[slot[m as usize] as usize]);
+/// The sweep's state for the levels below the current one, by ring slot (see
+/// [`Window::ring_slots`]).
+struct Ring<P> {
+    /// Every position's ring slot (valid while its level is among the last 25).
+    slot: Vec<u32>,
+    /// Per ring slot: the position's index, its expected rolls and where its distribution is.
+    index: Vec<u32>,
+    value: Vec<f64>,
+    stored: Vec<Stored>,
+    /// Level l's distributions at `l % 25`.
+    pools: Vec<Vec<P>>,
+    /// Level l's chains at `l % 7`, per chunk, and the chunk size.
+    chains: Vec<(Vec<Vec<Chains>>, usize)>,
+    first_slot: Vec<usize>,
+}
+
+/// Solving one level's positions.
+struct Task<'a, P> {
+    space: &'a Space,
+    ring: &'a Ring<P>,
+    level: usize,
+    terminal_below: u32,
+    rolls: usize,
+    plays: Plays<'a>,
+}
+
+/// `ROLL_INDEX[a - 1][b - 1]`: the index in [`ROLLS`] of the roll of a and b, either order.
+const ROLL_INDEX: [[usize; 6]; 6] = roll_index();
+
+impl<P: Prob> Task<'_, P> {
+    fn run(&self, positions: &[u32], checkers: &[u8]) -> Chunk<P> {
+        let mut c = Chunk {
+            means: Vec::with_capacity(positions.len()),
+            succ: Vec::with_capacity(21 * positions.len()),
+            chains: Vec::with_capacity(match self.plays {
+                Plays::Best => positions.len(),
+                Plays::Given(_) => 0,
+            }),
+            stored: Vec::with_capacity(positions.len()),
+            probs: Vec::new(),
+        };
+        let mut acc = Vec::new();
+        for (&i, &ch) in positions.iter().zip(checkers) {
+            let own = self.ring.slot[i as usize];
+            let mut succ = [i; 21];
+            let mean = if u32::from(ch) < self.terminal_below {
+                if let Plays::Best = self.plays {
+                    c.chains.push([[own; 6]; 3]);
+                }
+                c.stored.push(Stored {
+                    offset: c.probs.len() as u32,
+                    first: 0,
+                    len: 1,
+                    pool: (self.level % DEPTH) as u8,
+                });
+                c.probs.push(P::store(1.0));
+                c.means.push(0.0);
+                c.succ.extend_from_slice(&succ);
+                continue;
+            } else {
+                match self.plays {
+                    Plays::Best => {
+                        let (mean, chains) = self.best_plays(i, &mut succ);
+                        c.chains.push(chains);
+                        mean
+                    }
+                    Plays::Given(p) => {
+                        succ.copy_from_slice(&p.succ[21 * i as usize..21 * i as usize + 21]);
+                        p.value[i as usize]
+                    }
+                }
+            };
+            let stored = self.distribution(&succ, &mut acc, &mut c.probs);
+            c.stored.push(stored);
+            c.means.push(mean);
+            c.succ.extend_from_slice(&succ);
         }
+        c
     }
-    for a in 0..6 {
-        for &m in &moves[a][..len[a]] {
-            let next = &below[slot[m as usize] as usize];
-            // k + 1 steps of die a: one step to m, then k steps from m.
-            let step_values = [next.value, next.best[0][a], next.best[1][a]];
-            let step_ends = [m, next.to[0][a], next.to[1][a]];
-            for k in 0..3 {
-                if better(step_values[k], step_ends[k], node.best[k][a], node.to[k][a]) {
-                    node.best[k][a] = step_values[k];
-                    node.to[k][a] = step_ends[k];
+
+    /// The ordering of candidate plays by ring slot: lower value, then lower index.
+    #[inline(always)]
+    fn better(&self, to: u32, best: (f64, u32)) -> bool {
+        let v = self.ring.value[to as usize];
+        v < best.0
+            || (v == best.0 && self.ring.index[to as usize] < self.ring.index[best.1 as usize])
+    }
+
+    /// Position `i`'s best play of each roll (into `succ`, as indices), its expected rolls and
+    /// its chains.
+    fn best_plays(&self, i: u32, succ: &mut [u32; 21]) -> (f64, Chains) {
+        let ring = self.ring;
+        let u = Unranked::new(self.space, i);
+        // Per die: the ring slots of its moves' positions, and their chains.
+        let mut moves = [[(0u32, &[[0u32; 6]; 3]); 18]; 6];
+        let mut len = [0usize; 6];
+        for (d, (m, len)) in moves.iter_mut().zip(&mut len).enumerate() {
+            u.each_die_move(d as u32 + 1, |to, pips| {
+                let l = self.level - pips as usize;
+                let s = ring.slot[to as usize];
+                let (chunks, size) = &ring.chains[l % CHAIN_DEPTH];
+                let k = s as usize - ring.first_slot[l];
+                let c = &chunks[k / size][k % size];
+                prefetch(c);
+                m[*len] = (s, c);
+                *len += 1;
+            });
+        }
+        const NONE: (f64, u32) = (f64::INFINITY, u32::MAX);
+        let mut best = [[NONE; 6]; 3];
+        let mut roll_best = [NONE; 21];
+        for a in 0..6 {
+            for &(s, c) in &moves[a][..len[a]] {
+                // k + 1 steps of die a: one step to s, then k steps from s.
+                for (k, to) in [s, c[0][a], c[1][a]].into_iter().enumerate() {
+                    if self.better(to, best[k][a]) {
+                        best[k][a] = (ring.value[to as usize], to);
+                    }
+                }
+                // Rolls containing die a: a first, then the best single step of the other die.
+                for (b, &r) in ROLL_INDEX[a].iter().enumerate() {
+                    let to = if a == b { c[2][a] } else { c[0][b] };
+                    if self.better(to, roll_best[r]) {
+                        roll_best[r] = (ring.value[to as usize], to);
+                    }
                 }
             }
-            // Rolls containing die a: a first, then the best single step of the other die.
-            for (b, &r) in ROLL_INDEX[a].iter().enumerate() {
-                let (v, to) = if a == b {
-                    (next.best[2][a], next.to[2][a])
-                } else {
-                    (next.best[0][b], next.to[0][b])
-                };
-                if better(v, to, roll_best[r].0, roll_best[r].1) {
-                    roll_best[r] = (v, to);
+        }
+        let mut sum = 0.0;
+        for (r, &(_, _, w)) in ROLLS.iter().enumerate() {
+            sum += f64::from(w) * roll_best[r].0;
+            succ[r] = ring.index[roll_best[r].1 as usize];
+        }
+        (1.0 + sum / 36.0, best.map(|k| k.map(|(_, to)| to)))
+    }
+
+    /// The distribution under the plays `succ` (indices), appended to `probs`.
+    fn distribution(&self, succ: &[u32; 21], acc: &mut Vec<f64>, probs: &mut Vec<P>) -> Stored {
+        let ring = self.ring;
+        let mut targets = [(0u32, 0u32); 21];
+        let mut distinct = 0;
+        for (&t, &(_, _, w)) in succ.iter().zip(&ROLLS) {
+            let s = ring.slot[t as usize];
+            match targets[..distinct].iter_mut().find(|(u, _)| *u == s) {
+                Some((_, weight)) => *weight += u32::from(w),
+                None => {
+                    targets[distinct] = (s, u32::from(w));
+                    distinct += 1;
                 }
             }
         }
+        let targets = &targets[..distinct];
+        for &(s, _) in targets {
+            let st = ring.stored[s as usize];
+            if let Some(p) = ring.pools[usize::from(st.pool)].get(st.offset as usize) {
+                prefetch(p);
+            }
+        }
+        // This position takes one roll more than its successors.
+        let (mut lo, mut hi) = (usize::MAX, 0);
+        for &(s, _) in targets {
+            let st = ring.stored[s as usize];
+            if st.len > 0 {
+                lo = lo.min(usize::from(st.first) + 1);
+                hi = hi.max(usize::from(st.first) + usize::from(st.len));
+            }
+        }
+        let hi = hi.min(self.rolls.saturating_sub(1));
+        let offset = probs.len() as u32;
+        let pool = (self.level % DEPTH) as u8;
+        if lo > hi {
+            return Stored {
+                offset,
+                first: 0,
+                len: 0,
+                pool,
+            };
+        }
+        acc.clear();
+        acc.resize(hi - lo + 1, 0.0);
+        for &(s, w) in targets {
+            let st = ring.stored[s as usize];
+            let from =
+                &ring.pools[usize::from(st.pool)][st.offset as usize..][..usize::from(st.len)];
+            let at = usize::from(st.first) + 1 - lo;
+            let w = f64::from(w);
+            for (x, f) in acc[at..].iter_mut().zip(from) {
+                *x += w * f.load();
+            }
+        }
+        // Stored, without the entries that round to zero at either end.
+        let start = probs.len();
+        probs.extend(acc.iter().map(|&x| P::store(x / 36.0)));
+        let tail = &probs[start..];
+        let a = tail.iter().position(|p| !p.is_zero()).unwrap_or(tail.len());
+        let b = tail.iter().rposition(|p| !p.is_zero()).map_or(a, |b| b + 1);
+        probs.copy_within(start + a..start + b, start);
+        probs.truncate(start + b - a);
+        Stored {
+            offset,
+            first: (lo + a) as u8,
+            len: (b - a) as u8,
+            pool,
+        }
     }
-    let mut sum = 0.0;
-    for (r, &(_, _, w)) in ROLLS.iter().enumerate() {
-        sum += f64::from(w) * roll_best[r].0;
-        succ[r] = roll_best[r].1;
-    }
-    node.value = 1.0 + sum / 36.0;
-    *out = node;
 }
 
 /// `roll_index()[a - 1][b - 1]`: the index in [`ROLLS`] of the roll of a and b, in either order.
@@ -225,107 +503,99 @@ pub const fn roll_index() -> [[usize; 6]; 6] {
     t
 }
 
-/// Distributions of the number of rolls under a policy: `dist[len * i + k]` = P(exactly k
-/// rolls from position i). `len` is one more than the longest the policy can take.
-///
-/// Each distribution is `1/36 Σ_t w_t · shift(dist(t))` over the distinct successors t (in order
-/// of first appearance among the rolls, with their summed weights w_t in 36ths), added only
-/// over the successors' supports: exact summation order, a fraction of the work of 21 full
-/// vectors.
-pub fn distributions(
-    levels: &Levels,
-    policy: &Policy,
-    progress: &(dyn Fn(u64) + Sync),
-) -> (usize, Vec<f64>) {
-    let n = policy.value.len();
-    let slot = &levels.slot;
-    // The policy in level order: successors as slots.
-    let mut succ = huge_filled(21 * n, 0u32);
-    succ.par_chunks_mut(21)
-        .zip(levels.order.par_iter())
-        .with_min_len(MIN_TASK)
-        .for_each(|(s, &i)| {
-            let from = &policy.succ[21 * i as usize..21 * i as usize + 21];
-            for (x, &t) in s.iter_mut().zip(from) {
-                *x = slot[t as usize];
-            }
+/// A whole pass of the sweep in exact `f64`, by index.
+struct Collected {
+    mean: Vec<f64>,
+    /// Per index: the first roll count stored, and where in `probs` its entries lie.
+    first: Vec<u8>,
+    span: Vec<(u64, u8)>,
+    probs: Vec<f64>,
+    /// With `plays`: per index, the position each roll's best play reaches.
+    succ: Vec<u32>,
+}
+
+impl Collected {
+    fn sweep(
+        space: &Space,
+        terminal_below: u32,
+        plays: Plays,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Collected {
+        Collected::run(space, terminal_below, plays, false, progress)
+    }
+
+    fn run(
+        space: &Space,
+        terminal_below: u32,
+        plays: Plays,
+        keep_plays: bool,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Collected {
+        let n = space.len();
+        let mut c = Collected {
+            mean: huge_filled(n, 0.0),
+            first: huge_filled(n, 0),
+            span: huge_filled(n, (0, 0)),
+            probs: Vec::new(),
+            succ: if keep_plays {
+                huge_filled(21 * n, 0)
+            } else {
+                Vec::new()
+            },
+        };
+        let done: Result<(), std::convert::Infallible> = sweep::<f64, _>(
+            space,
+            terminal_below,
+            usize::MAX,
+            plays,
+            progress,
+            &mut |level| {
+                for (j, &i) in level.positions.iter().enumerate() {
+                    let i = i as usize;
+                    let (first, d) = level.distribution(j);
+                    c.mean[i] = level.mean(j);
+                    c.first[i] = first as u8;
+                    c.span[i] = (c.probs.len() as u64, d.len() as u8);
+                    c.probs.extend_from_slice(d);
+                    if keep_plays {
+                        c.succ[21 * i..21 * i + 21].copy_from_slice(level.plays(j));
+                    }
+                }
+                Ok(())
+            },
+        );
+        let Ok(()) = done;
+        c
+    }
+
+    /// Every distribution as `len` entries, `len` one more than the most rolls of any.
+    fn dense(&self) -> (usize, Vec<f64>) {
+        let len = self
+            .first
+            .iter()
+            .zip(&self.span)
+            .map(|(&f, &(_, l))| usize::from(f) + usize::from(l))
+            .max()
+            .unwrap_or(1);
+        let mut dist = huge_filled(len * self.mean.len(), 0f64);
+        dist.par_chunks_mut(len).enumerate().for_each(|(i, d)| {
+            let (at, l) = self.span[i];
+            let f = usize::from(self.first[i]);
+            d[f..f + usize::from(l)]
+                .copy_from_slice(&self.probs[at as usize..at as usize + usize::from(l)]);
         });
-    // Shortest and longest number of rolls.
-    let mut lo = vec![0u16; n];
-    let mut hi = vec![0u16; n];
-    for k in 0..n {
-        let s = &succ[21 * k..21 * k + 21];
-        if s[0] != k as u32 {
-            lo[k] = 1 + s.iter().map(|&t| lo[t as usize]).min().unwrap_or(0);
-            hi[k] = 1 + s.iter().map(|&t| hi[t as usize]).max().unwrap_or(0);
-        }
+        (len, dist)
     }
-    let len = usize::from(hi.iter().copied().max().unwrap_or(0)) + 1;
-    // Each row holds only its support, lo..=hi, packed in level order (see `Levels`): a third
-    // of the memory of full rows, and the sweep is bound by memory, not arithmetic.
-    let mut offset = Vec::with_capacity(n + 1);
-    offset.push(0usize);
-    for k in 0..n {
-        offset.push(offset[k] + usize::from(hi[k] - lo[k]) + 1);
+}
+
+/// The best plays of a pass on CPU threads, and the expected rolls under them: what the GPU's
+/// sweep is checked against.
+pub fn policy(space: &Space, terminal_below: u32) -> Policy {
+    let c = Collected::run(space, terminal_below, Plays::Best, true, &|_| {});
+    Policy {
+        value: c.mean,
+        succ: c.succ,
     }
-    let mut pool = huge_filled(offset[n], 0f64);
-    for l in 0..levels.by_pips.len() {
-        let r = levels.range(l);
-        let (below, rest) = pool.split_at_mut(offset[r.start]);
-        let mut rows: Vec<(usize, &mut [f64])> = Vec::with_capacity(r.len());
-        let mut rest = &mut rest[..offset[r.end] - offset[r.start]];
-        for k in r.clone() {
-            let (row, tail) = rest.split_at_mut(offset[k + 1] - offset[k]);
-            rows.push((k, row));
-            rest = tail;
-        }
-        rows.par_iter_mut()
-            .with_min_len(MIN_TASK)
-            .for_each(|(k, d)| {
-                let k = *k;
-                let s = &succ[21 * k..21 * k + 21];
-                if s[0] as usize == k {
-                    d[0] = 1.0;
-                    return;
-                }
-                let mut targets = [(0u32, 0u32); 21];
-                let mut distinct = 0;
-                for (&t, &(_, _, w)) in s.iter().zip(&ROLLS) {
-                    match targets[..distinct].iter_mut().find(|(u, _)| *u == t) {
-                        Some((_, weight)) => *weight += u32::from(w),
-                        None => {
-                            targets[distinct] = (t, u32::from(w));
-                            distinct += 1;
-                        }
-                    }
-                }
-                // Row k starts at lo[k] rolls; a successor's row, one roll later.
-                let base = usize::from(lo[k]);
-                for &(t, _) in &targets[..distinct] {
-                    prefetch(&below[offset[t as usize]]);
-                }
-                for &(t, w) in &targets[..distinct] {
-                    let t = t as usize;
-                    let from = &below[offset[t]..offset[t + 1]];
-                    let at = usize::from(lo[t]) + 1 - base;
-                    let w = f64::from(w);
-                    for (x, &f) in d[at..at + from.len()].iter_mut().zip(from) {
-                        *x += w * f;
-                    }
-                }
-                for x in d.iter_mut() {
-                    *x /= 36.0;
-                }
-            });
-        progress(r.len() as u64);
-    }
-    let mut dist = huge_filled(len * n, 0f64);
-    dist.par_chunks_mut(len).enumerate().for_each(|(i, d)| {
-        let k = slot[i] as usize;
-        let a = usize::from(lo[k]);
-        d[a..=usize::from(hi[k])].copy_from_slice(&pool[offset[k]..offset[k + 1]]);
-    });
-    (len, dist)
 }
 
 /// A solved one-sided table.
@@ -374,28 +644,24 @@ impl OneSided {
     /// All of it runs on a rayon worker: a pass is some 90 levels, most of them small, and a
     /// parallel loop started from outside the pool wakes a worker and sleeps for every one
     /// (median of 100 builds of 15x6 with gammons, three runs each: 66.8-68.4 ms from outside,
-    /// 52.9-57.2 ms on a worker). With gammons the two sweeps, then the two distribution
-    /// passes, run side by side, which keeps both threads busy in the small levels: 42.6-44.0 ms
-    /// one after the other, 36.2-37.2 ms side by side (median of 30 each, three runs).
+    /// 52.9-57.2 ms on a worker). With gammons the two passes run side by side, which keeps
+    /// both threads busy in the small levels.
     pub fn build_cpu(space: Space, gammon: bool, progress: &(dyn Fn(u64) + Sync)) -> OneSided {
         rayon::scope(|_| {
-            let levels = Levels::new(&space);
-            let (policy, first_off) = if has_first_off(&space, gammon) {
-                let (p, g) = rayon::join(
-                    || solve(&space, &levels, 1, progress),
-                    || solve(&space, &levels, 15, progress),
-                );
-                (p, Some(g))
+            let pass = |below| Collected::sweep(&space, below, Plays::Best, progress);
+            let (off, first_off) = if has_first_off(&space, gammon) {
+                let (a, b) = rayon::join(|| pass(1), || pass(15));
+                (a, Some(b))
             } else {
-                (solve(&space, &levels, 1, progress), None)
+                (pass(1), None)
             };
-            OneSided::from_policies(space, &levels, policy, first_off, progress)
+            OneSided::from_passes(space, off, first_off)
         })
     }
 
-    /// Solves the table with `solver` for the policies (the GPU sweep, say), one after the
-    /// other, and CPU threads for the distributions, calling `progress` with the positions done
-    /// by each level of the distribution passes.
+    /// Solves the table with `solver` for the plays (the GPU sweep, say), one pass after the
+    /// other, and CPU threads for the distributions, calling `progress` with the positions
+    /// done by each level of the distribution passes.
     pub fn build_with(
         space: Space,
         gammon: bool,
@@ -404,41 +670,37 @@ impl OneSided {
     ) -> anyhow::Result<OneSided> {
         rayon::scope(move |_| {
             let levels = Levels::new(&space);
-            let policy = solver(&space, &levels, 1)?;
+            let mut pass = |below| -> anyhow::Result<Collected> {
+                let policy = solver(&space, &levels, below)?;
+                Ok(Collected::sweep(
+                    &space,
+                    below,
+                    Plays::Given(&policy),
+                    progress,
+                ))
+            };
+            let off = pass(1)?;
             let first_off = if has_first_off(&space, gammon) {
-                Some(solver(&space, &levels, 15)?)
+                Some(pass(15)?)
             } else {
                 None
             };
-            Ok(OneSided::from_policies(
-                space, &levels, policy, first_off, progress,
-            ))
+            Ok(OneSided::from_passes(space, off, first_off))
         })
     }
 
-    /// The table from its policies: bearing off all checkers and, with 15, the first one.
-    fn from_policies(
-        space: Space,
-        levels: &Levels,
-        policy: Policy,
-        first_off: Option<Policy>,
-        progress: &(dyn Fn(u64) + Sync),
-    ) -> OneSided {
-        let ((len, dist), gammon) = rayon::join(
-            || distributions(levels, &policy, progress),
-            || {
-                first_off.map(|g| {
-                    let (glen, gdist) = distributions(levels, &g, progress);
-                    (g.value, glen, gdist)
-                })
-            },
-        );
+    /// The table from its passes: bearing off all checkers and, with 15, the first one.
+    fn from_passes(space: Space, off: Collected, first_off: Option<Collected>) -> OneSided {
+        let (len, dist) = off.dense();
         OneSided {
             space,
-            mean: policy.value,
+            mean: off.mean,
             len,
             dist,
-            gammon,
+            gammon: first_off.map(|g| {
+                let (len, dist) = g.dense();
+                (g.mean, len, dist)
+            }),
         }
     }
 

@@ -144,7 +144,7 @@ impl Plan {
             dir,
             gnubg_bytes,
         );
-        let sizes = Window::level_sizes(space);
+        let sizes = space.level_sizes();
         let widest = sizes.iter().copied().max().unwrap_or(1);
         let words = Moves::estimate_gpu_words(space);
         let n = plan.positions;

@@ -154,6 +154,84 @@ impl Space {
     }
 }
 
+impl Space {
+    /// The positions by pip count, `level_sizes()[s]` of them with s pips, from the generating
+    /// function `Π_p 1 / (1 - y x^p)` truncated at `y^C`: no enumeration, so that a plan for an
+    /// impossible table allocates nothing.
+    pub fn level_sizes(&self) -> Vec<u64> {
+        let (c, p) = (self.checkers as usize, self.points as usize);
+        let pips = c * p;
+        // ways[k][s]: positions of exactly k checkers and s pips on the points so far.
+        let mut ways = vec![vec![0u64; pips + 1]; c + 1];
+        ways[0][0] = 1;
+        for point in 1..=p {
+            for k in (1..=c).rev() {
+                for s in (point..=pips).rev() {
+                    let mut add = 0;
+                    for j in 1..=k.min(s / point) {
+                        add += ways[k - j][s - j * point];
+                    }
+                    ways[k][s] += add;
+                }
+            }
+        }
+        let sizes: Vec<u64> = (0..=pips)
+            .map(|s| ways.iter().map(|w| w[s]).sum())
+            .collect();
+        let last = sizes.iter().rposition(|&k| k > 0).unwrap_or(0);
+        sizes[..=last].to_vec()
+    }
+
+    /// The indices of the positions with `pips` pips, ascending, into `out` (cleared first),
+    /// and each one's checkers into `checkers`: one level of a sweep by pip count, built when
+    /// the sweep reaches it instead of kept for the whole table.
+    pub fn level(&self, pips: u32, out: &mut Vec<u32>, checkers: &mut Vec<u8>) {
+        out.clear();
+        checkers.clear();
+        let mut counts = [0u8; MAX_POINTS as usize];
+        self.fill_level(self.points, pips, self.checkers, &mut counts, out, checkers);
+        // Sorting pairs keeps each position's checkers beside it.
+        let mut pairs: Vec<(u32, u8)> = out.iter().copied().zip(checkers.iter().copied()).collect();
+        pairs.sort_unstable();
+        out.clear();
+        checkers.clear();
+        for (i, c) in pairs {
+            out.push(i);
+            checkers.push(c);
+        }
+    }
+
+    /// Places checkers on points `point` and below, `pips` pips and at most `left` checkers.
+    fn fill_level(
+        &self,
+        point: u32,
+        pips: u32,
+        left: u32,
+        counts: &mut [u8; MAX_POINTS as usize],
+        out: &mut Vec<u32>,
+        checkers: &mut Vec<u8>,
+    ) {
+        if point == 0 {
+            if pips == 0 {
+                let p = self.points as usize;
+                out.push(self.index(&counts[..p]));
+                checkers.push((self.checkers - left) as u8);
+            }
+            return;
+        }
+        // The points below can hold at most `left * (point - 1)` pips.
+        let most = left.min(pips / point);
+        for c in 0..=most {
+            let rest = pips - c * point;
+            if rest <= (left - c) * (point - 1) {
+                counts[point as usize - 1] = c as u8;
+                self.fill_level(point - 1, rest, left - c, counts, out, checkers);
+            }
+        }
+        counts[point as usize - 1] = 0;
+    }
+}
+
 /// Pips of a position: the sum of checkers times their point.
 pub fn pips(counts: &[u8]) -> u32 {
     counts
@@ -236,6 +314,32 @@ mod tests {
                 assert_eq!(s.index(&counts), i, "{p}x{ch} {counts:?}");
                 assert_eq!(gnubg_rank(&counts, p, ch), u64::from(i));
             }
+        }
+    }
+
+    #[test]
+    fn levels_partition_the_space_by_pips() {
+        for (p, ch) in [(6, 15), (3, 4), (1, 15), (8, 5)] {
+            let s = Space::new(p, ch).unwrap();
+            let sizes = s.level_sizes();
+            let (mut level, mut checkers) = (Vec::new(), Vec::new());
+            let mut seen = vec![false; s.len()];
+            let mut counts = vec![0u8; p as usize];
+            for (l, &size) in sizes.iter().enumerate() {
+                s.level(l as u32, &mut level, &mut checkers);
+                assert_eq!(level.len() as u64, size, "{p}x{ch} level {l}");
+                assert!(level.windows(2).all(|w| w[0] < w[1]));
+                for (&i, &c) in level.iter().zip(&checkers) {
+                    s.position(i, &mut counts);
+                    assert_eq!(pips(&counts), l as u32);
+                    assert_eq!(
+                        counts.iter().map(|&x| u32::from(x)).sum::<u32>(),
+                        u32::from(c)
+                    );
+                    assert!(!std::mem::replace(&mut seen[i as usize], true));
+                }
+            }
+            assert!(seen.iter().all(|&x| x));
         }
     }
 

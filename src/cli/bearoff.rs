@@ -8,13 +8,17 @@ use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use serde::Serialize;
 
 use super::{ComputeArgs, input_error, print_json, progress_bar};
-use crate::bearoff::build::{Options, build_two_sided as build_two_sided_columns};
+use crate::bearoff::build::{
+    Options, build_one_sided_gnubg, build_two_sided as build_two_sided_columns,
+};
 use crate::bearoff::columns::CellKind;
 use crate::bearoff::format::{
-    self, GnubgOneSided, Table, read_gnubg_one_sided, read_gnubg_two_sided, read_rollsim,
-    write_gnubg_one_sided, write_rollsim,
+    self, GNUBG_ENTRIES, GnubgOneSided, Table, read_gnubg_one_sided, read_gnubg_two_sided,
+    read_rollsim, write_gnubg_one_sided, write_rollsim,
 };
-use crate::bearoff::one_sided::{PIPS_PER_ROLL, has_first_off, mean_sd, race_win_probability};
+use crate::bearoff::one_sided::{
+    Fixed31, PIPS_PER_ROLL, has_first_off, mean_sd, race_win_probability, sweep_bytes,
+};
 use crate::bearoff::plan::{HEADROOM_BYTES, Plan, Precision, human, memory_available};
 use crate::bearoff::table::{Equities, Progress, Table as TwoSidedTable, is_table, partial_path};
 use crate::bearoff::{OneSided, Space};
@@ -60,8 +64,9 @@ pub struct BuildArgs {
     /// stores; computed on CPU threads.
     #[arg(long)]
     cubeful: bool,
-    /// Two-sided: how values are stored in memory and in rollsim's file. auto: f32, and u16
-    /// for cubeful equities that do not fit in memory as f32.
+    /// How values are stored in memory and in rollsim's file. Two-sided, auto: f32, and u16
+    /// for cubeful equities that do not fit in memory as f32. One-sided (auto, f64 or
+    /// fixed32), auto: exact f64 for rollsim's format, fixed32 for gnubg's 16 bits.
     #[arg(long, value_enum, default_value_t = PrecisionArg::Auto)]
     precision: PrecisionArg,
     /// Print what the build needs (memory, disk) against what the machine has, and stop;
@@ -281,10 +286,8 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
     if a.cubeful && !a.two_sided {
         return Err(input_error("--cubeful applies to two-sided tables only"));
     }
-    if !a.two_sided && (a.precision != PrecisionArg::Auto || a.fresh) {
-        return Err(input_error(
-            "--precision and --fresh apply to two-sided tables only",
-        ));
+    if !a.two_sided && a.fresh {
+        return Err(input_error("--fresh applies to two-sided tables only"));
     }
     a.compute.init_threads()?;
     if a.two_sided {
@@ -297,7 +300,35 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
 fn build_one_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
     let gammon = has_first_off(&space, !a.no_gammon);
     let n = space.len() as u64;
-    let need = one_sided_bytes(space);
+    // rollsim's format stores exact f64 distributions; gnubg's 16 bits need no more than
+    // fixed32 (see `Fixed31`), which takes 40% of the memory on 15x10.
+    let exact = match (a.precision, a.format) {
+        (PrecisionArg::F64, _) | (PrecisionArg::Auto, Format::Rollsim) => true,
+        (PrecisionArg::Auto | PrecisionArg::Fixed32, Format::Gnubg) => false,
+        (PrecisionArg::Fixed32, Format::Rollsim) => {
+            return Err(input_error(
+                "rollsim's format stores exact f64 distributions: --precision fixed32 applies \
+                 to one-sided tables in --format gnubg",
+            ));
+        }
+        (p, _) => {
+            return Err(input_error(format!(
+                "--precision {}: one-sided tables take auto, f64 or fixed32",
+                p.to_possible_value()
+                    .map_or("?".into(), |v| v.get_name().to_string())
+            )));
+        }
+    };
+    // The one-sided sweep is a few million positions bound by memory latency, and the GPU's
+    // needs f64 (1/32 to 1/64 speed on consumer GPUs, none on Metal): `auto` takes CPU threads
+    // without loading a GPU driver (on this machine the probe alone costs more than the
+    // 15x6 table), and `gpu` asks for it.
+    let gpu = match a.compute.backend {
+        Backend::Gpu => f64_gpu(Backend::Gpu)?,
+        _ => None,
+    };
+    let streamed = a.format == Format::Gnubg && gpu.is_none();
+    let need = one_sided_bytes(space, gammon, streamed, exact, !a.uncompressed);
     let available = memory_available();
     if a.dry_run {
         println!(
@@ -311,39 +342,54 @@ fn build_one_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
     if let Some(m) = available.filter(|&m| need > m) {
         return Err(input_error(format!(
             "the one-sided table of {} checkers on {} points ({n} positions) needs about {} of \
-             memory, but {} is available; use fewer points or checkers",
+             memory, but {} is available; use fewer points or checkers{}",
             space.checkers,
             space.points,
             human(need),
-            human(m)
+            human(m),
+            if exact && a.format == Format::Gnubg {
+                ", or --precision fixed32"
+            } else {
+                ""
+            }
         )));
     }
     if a.dry_run {
         return Ok(());
     }
-    let gpu = f64_gpu(a.compute.backend)?;
     let start = Instant::now();
     let quiet = a.quiet || a.json;
-    let passes = if gammon { 4 } else { 2 };
-    let bar = progress_bar(passes * n, "position passes", quiet);
-    let t = match gpu {
-        Some(g) => {
-            OneSided::build_with(space, gammon, &|k| bar.inc(k), &mut |s, levels, below| {
-                let p = solve_one_sided(g, s, levels, below)?;
-                bar.inc(n);
-                Ok(p)
-            })?
-        }
-        None => OneSided::build_cpu(space, gammon, &|k| bar.inc(k)),
-    };
+    let passes = if gammon { 2 } else { 1 };
+    let bar = progress_bar(passes * n, "positions", quiet);
+    let progress = |k| bar.inc(k);
+    if streamed {
+        let dir = parent_dir(&a.out).to_path_buf();
+        write_atomically(&a.out, |w| {
+            let compressed = !a.uncompressed;
+            match exact {
+                true => build_one_sided_gnubg::<f64>(space, gammon, compressed, w, &dir, &progress),
+                false => {
+                    build_one_sided_gnubg::<Fixed31>(space, gammon, compressed, w, &dir, &progress)
+                }
+            }
+        })
+        .with_context(|| format!("writing {}", a.out.display()))?;
+    } else {
+        let t = match gpu {
+            Some(g) => OneSided::build_with(space, gammon, &progress, &mut |s, levels, below| {
+                Ok(solve_one_sided(g, s, levels, below)?)
+            })?,
+            None => OneSided::build_cpu(space, gammon, &progress),
+        };
+        let table = Table::One(t);
+        write_atomically(&a.out, |w| match (&table, a.format) {
+            (Table::One(t), Format::Gnubg) => write_gnubg_one_sided(t, !a.uncompressed, gammon, w),
+            (t, _) => write_rollsim(t, w),
+        })
+        .with_context(|| format!("writing {}", a.out.display()))?;
+    }
     bar.finish_and_clear();
     let seconds = start.elapsed().as_secs_f64();
-    let table = Table::One(t);
-    write_atomically(&a.out, |w| match (&table, a.format) {
-        (Table::One(t), Format::Gnubg) => write_gnubg_one_sided(t, !a.uncompressed, gammon, w),
-        (t, _) => write_rollsim(t, w),
-    })
-    .with_context(|| format!("writing {}", a.out.display()))?;
     BuildReport {
         gammon,
         ..BuildReport::new("one-sided", space, n, a.format, &a.out, gpu, seconds)
@@ -351,12 +397,40 @@ fn build_one_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
     .print(a.json)
 }
 
-/// Estimated peak bytes of a one-sided build: per position the sweep's node (224 bytes), the
-/// policy, and the distributions of both passes in f64 (at most 5 rolls a point and checker
-/// rounded up), from the buffers' sizes; 44 MB for 15x6 (peak RSS 44 MiB measured).
-fn one_sided_bytes(space: Space) -> u64 {
-    let len = 5 * u64::from(space.points) + 3;
-    space.len() as u64 * (224 + 64 + 2 * 8 * (len + 1)) + (32 << 20)
+/// Estimated peak bytes of a one-sided build, before it allocates. Streamed into gnubg's
+/// format: the sweep's rings (`sweep_bytes`) and gnubg's index or records. Otherwise the
+/// whole table, both passes at once: per position its mean, its distribution as the sweep
+/// collects it and then in full rows, besides the rings. Stored entries per position are
+/// measured on 15 checkers (6, 8, 10 points: f64 12.8, 16.8, 21.2; fixed32 10.2, 12.2, 14.4),
+/// rounded up into a rule of the points; fewer checkers take fewer. Checked against peak RSS
+/// in `results/bearoff-vs-makebearoff.*`.
+fn one_sided_bytes(
+    space: Space,
+    gammon: bool,
+    streamed: bool,
+    exact: bool,
+    compressed: bool,
+) -> u64 {
+    let n = space.len() as u64;
+    let p = u64::from(space.points);
+    let (width, bytes) = if exact {
+        (22 * p / 10 + 1, 8)
+    } else {
+        (11 * p / 10 + 5, 4)
+    };
+    let passes = 1 + u64::from(gammon);
+    let process = 16 << 20;
+    if streamed {
+        let width = width.min(GNUBG_ENTRIES as u64);
+        let kept = if compressed {
+            n * (4 + 2 * passes)
+        } else {
+            n * 64 * passes
+        };
+        return sweep_bytes(space, bytes, width) + kept + process;
+    }
+    let len = 5 * p + 3;
+    passes * (sweep_bytes(space, 8, width) + n * (8 + 1 + 16 + 8 * width + 8 * (len + 1))) + process
 }
 
 /// The process's GPU for `backend`, when it has the f64 arithmetic the exact sweeps need:

@@ -165,7 +165,7 @@ struct OneSidedParams {
 }
 
 /// Solves the one-sided Bellman equation on the GPU: the same policy as
-/// [`crate::bearoff::one_sided::solve`] with the same `terminal_below`.
+/// [`crate::bearoff::one_sided::policy`] with the same `terminal_below`.
 pub fn solve_one_sided(
     gpu: &Gpu,
     space: &Space,
@@ -224,7 +224,7 @@ pub fn solve_one_sided(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bearoff::one_sided::solve;
+    use crate::bearoff::one_sided::policy;
 
     fn f64_gpu(test: &str) -> Option<&'static Gpu> {
         let gpu = crate::gpu::test_gpu(test)?;
@@ -260,7 +260,7 @@ mod tests {
         for (points, checkers, below) in [(6, 15, 1), (4, 15, 15), (4, 5, 1), (9, 3, 1)] {
             let space = Space::new(points, checkers).unwrap();
             let levels = Levels::new(&space);
-            let cpu = solve(&space, &levels, below, &|_| {});
+            let cpu = policy(&space, below);
             let g = solve_one_sided(gpu, &space, &levels, below).unwrap();
             let what = format!("{checkers}x{points} below {below}");
             assert_eq!(g.succ, cpu.succ, "{what}");
