@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use super::columns::{Cell, CellKind, Cubeful, Cubeless, Fixed, Moves, Recurrence, sweep};
 use super::columns_gpu;
 use super::format::{GNUBG_ENTRIES, GnubgOneSidedWriter, gnubg_entries};
-use super::one_sided::{Level, Plays, Prob, sweep as one_sided_sweep};
+use super::one_sided::{Level, Pass as OneSidedPass, Plays, Prob, sweep as one_sided_sweep};
 use super::plan::Plan;
 use super::position::Space;
 use super::table::{Partial, Progress, Section};
@@ -215,6 +215,16 @@ pub fn build_one_sided_gnubg<P: Prob>(
     rayon::scope(|_| one_sided_gnubg::<P>(space, first_off, compressed, out, spill_dir, progress))
 }
 
+/// A pass of the best plays, for gnubg's 32 entries.
+fn gnubg_pass(terminal_below: u32) -> OneSidedPass<'static> {
+    OneSidedPass {
+        terminal_below,
+        rolls: GNUBG_ENTRIES,
+        plays: Plays::Best,
+        keep_plays: false,
+    }
+}
+
 fn one_sided_gnubg<P: Prob>(
     space: Space,
     first_off: bool,
@@ -233,9 +243,7 @@ fn one_sided_gnubg<P: Prob>(
             let mut w = BufWriter::new(tempfile::tempfile_in(spill_dir)?);
             one_sided_sweep::<P, anyhow::Error>(
                 &space,
-                space.checkers,
-                GNUBG_ENTRIES,
-                Plays::Best,
+                gnubg_pass(space.checkers),
                 progress,
                 &mut |level| {
                     for (j, &i) in level.positions.iter().enumerate() {
@@ -252,37 +260,28 @@ fn one_sided_gnubg<P: Prob>(
             Some(BufReader::new(f))
         }
     };
-    let mut writer = GnubgOneSidedWriter::new(space, compressed, first_off, out)?;
-    one_sided_sweep::<P, anyhow::Error>(
-        &space,
-        1,
-        GNUBG_ENTRIES,
-        Plays::Best,
-        progress,
-        &mut |level| {
-            let mut record = [0u8; 4 + 2 * GNUBG_ENTRIES];
-            for (j, &i) in level.positions.iter().enumerate() {
-                let g = match &mut spill {
-                    None => None,
-                    Some(r) => {
-                        r.read_exact(&mut record)?;
-                        // Both passes take the positions in the same order.
-                        anyhow::ensure!(
-                            record[..4] == i.to_le_bytes(),
-                            "first-off pass out of step"
-                        );
-                        let mut q = [0u16; GNUBG_ENTRIES];
-                        for (q, b) in q.iter_mut().zip(record[4..].chunks_exact(2)) {
-                            *q = u16::from_le_bytes([b[0], b[1]]);
-                        }
-                        Some(q)
+    let mut writer =
+        GnubgOneSidedWriter::new(space, compressed, first_off, out)?.spill_index(spill_dir)?;
+    one_sided_sweep::<P, anyhow::Error>(&space, gnubg_pass(1), progress, &mut |level| {
+        let mut record = [0u8; 4 + 2 * GNUBG_ENTRIES];
+        for (j, &i) in level.positions.iter().enumerate() {
+            let g = match &mut spill {
+                None => None,
+                Some(r) => {
+                    r.read_exact(&mut record)?;
+                    // Both passes take the positions in the same order.
+                    anyhow::ensure!(record[..4] == i.to_le_bytes(), "first-off pass out of step");
+                    let mut q = [0u16; GNUBG_ENTRIES];
+                    for (q, b) in q.iter_mut().zip(record[4..].chunks_exact(2)) {
+                        *q = u16::from_le_bytes([b[0], b[1]]);
                     }
-                };
-                writer.push(i, &entries(level, j), g.as_ref())?;
-            }
-            Ok(())
-        },
-    )?;
+                    Some(q)
+                }
+            };
+            writer.push(i, &entries(level, j), g.as_ref())?;
+        }
+        Ok(())
+    })?;
     Ok(writer.finish()?)
 }
 

@@ -42,9 +42,15 @@ pub struct Unranked {
 
 impl Unranked {
     pub fn new(space: &Space, index: u32) -> Unranked {
-        let p = space.points as usize;
         let mut counts = [0u8; 18];
-        space.position(index, &mut counts[..p]);
+        space.position(index, &mut counts[..space.points as usize]);
+        Unranked::from_counts(space, index, counts)
+    }
+
+    /// The position of these counts, `index` being its index (when the caller has both, as a
+    /// sweep that builds its levels does, this saves unranking).
+    pub fn from_counts(space: &Space, index: u32, counts: [u8; 18]) -> Unranked {
+        let p = space.points as usize;
         let checkers: u32 = counts.iter().map(|&c| u32::from(c)).sum();
         let mut prefix = [0u64; 19];
         let mut j = space.points - 1 + checkers;

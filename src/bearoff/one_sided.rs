@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use super::columns::Window;
 use super::moves::{ROLLS, Unranked};
-use super::position::Space;
+use super::position::{Counts, Space};
 use crate::memory::{huge_filled, prefetch};
 
 /// Positions per rayon task: a level of a small table is a few hundred positions of about a
@@ -40,12 +40,11 @@ pub struct Levels {
 
 impl Levels {
     pub fn new(space: &Space) -> Levels {
-        let mut checkers = Vec::new();
+        let mut level = Vec::new();
         let by_pips: Vec<Vec<u32>> = (0..space.level_sizes().len() as u32)
             .map(|l| {
-                let mut level = Vec::new();
-                space.level(l, &mut level, &mut checkers);
-                level
+                space.level(l, &mut level);
+                level.iter().map(|&(i, _)| i).collect()
             })
             .collect();
         let order: Vec<u32> = by_pips.iter().flatten().copied().collect();
@@ -110,6 +109,18 @@ impl Prob for Fixed31 {
     }
 }
 
+/// What a sweep solves (see [`sweep`]).
+#[derive(Clone, Copy)]
+pub struct Pass<'a> {
+    /// Positions with fewer checkers are done: 1 for bearing off all, 15 for the first off.
+    pub terminal_below: u32,
+    /// Distribution entries kept: P(0 ..`rolls` rolls).
+    pub rolls: usize,
+    pub plays: Plays<'a>,
+    /// Give the sink each position's plays ([`Level::plays`]).
+    pub keep_plays: bool,
+}
+
 /// Which plays a sweep makes: the best, found by its own chains, or those of a policy solved
 /// elsewhere (the GPU's).
 #[derive(Clone, Copy)]
@@ -118,10 +129,11 @@ pub enum Plays<'a> {
     Given(&'a Policy),
 }
 
-/// Levels a position's successors can lie below it: 24 pips (6-6), and the level itself.
-const DEPTH: usize = 25;
+/// Levels the rings keep: a position's successors lie at most 24 pips (6-6) below it. A level
+/// is stored once it is done, over the 24th level below, which no later level reads.
+const DEPTH: usize = 24;
 /// Levels the chains are read from: one die moves at most 6 pips.
-const CHAIN_DEPTH: usize = 7;
+const CHAIN_DEPTH: usize = 6;
 
 /// `chains[k][d - 1]`: the ring slot of the best position k + 1 steps of die d reach.
 type Chains = [[u32; 6]; 3];
@@ -177,7 +189,7 @@ impl<P: Prob> Level<'_, P> {
 }
 
 /// The sweep's memory for a space, in bytes, before it allocates: the ring slots of every
-/// position, and for the positions of 25 levels their value, index and distribution (`width`
+/// position, and for the positions of 24 levels their value, index and distribution (`width`
 /// stored entries each, on average) and for 7 levels their chains.
 pub fn sweep_bytes(space: Space, prob_bytes: u64, width: u64) -> u64 {
     let sizes = space.level_sizes();
@@ -194,7 +206,7 @@ pub fn sweep_bytes(space: Space, prob_bytes: u64, width: u64) -> u64 {
 /// Solves `V(s) = 1 + Σ_r p(r) min_play V(s')` with `V = 0` on positions with fewer than
 /// `terminal_below` checkers (1: all off; 15: the first checker off), and the distribution of
 /// the number of rolls under those plays, level by level in pip count. A terminal position's
-/// successors are itself. `sink` gets each level as it is done; only the last 25 levels are
+/// successors are itself. `sink` gets each level as it is done; only the last 24 levels are
 /// kept, so memory is about a third of the table's positions for 15x6 and half for 15x10
 /// (`sweep_bytes`). Entries for `rolls` or more rolls are not computed: they never change
 /// fewer rolls' (gnubg keeps 32).
@@ -210,62 +222,73 @@ pub fn sweep_bytes(space: Space, prob_bytes: u64, width: u64) -> u64 {
 /// over the successors' supports.
 pub fn sweep<P: Prob, E: Send>(
     space: &Space,
-    terminal_below: u32,
-    rolls: usize,
-    plays: Plays,
+    pass: Pass,
     progress: &(dyn Fn(u64) + Sync),
     sink: &mut dyn FnMut(&Level<P>) -> Result<(), E>,
 ) -> Result<(), E> {
     let n = space.len();
     let sizes = space.level_sizes();
-    let capacity = Window::ring_capacity(&sizes, DEPTH).min(n as u64);
-    let first_slot = Window::ring_slots(&sizes, capacity);
-    let capacity = capacity as usize;
+    let ring_of = |depth| {
+        let capacity = Window::ring_capacity(&sizes, depth).min(n as u64);
+        (capacity as usize, Window::ring_slots(&sizes, capacity))
+    };
+    let (capacity, first_slot) = ring_of(DEPTH);
+    let best = matches!(pass.plays, Plays::Best);
+    let (chain_capacity, chain_slot) = ring_of(if best { CHAIN_DEPTH } else { 0 });
     let mut ring = Ring::<P> {
         slot: huge_filled(n, 0u32),
         index: huge_filled(capacity, 0u32),
         value: huge_filled(capacity, 0f64),
         stored: huge_filled(capacity, Stored::default()),
         pools: vec![Vec::new(); DEPTH],
-        chains: (0..CHAIN_DEPTH).map(|_| (Vec::new(), 1)).collect(),
+        chains: huge_filled(chain_capacity, [[0; 6]; 3]),
         first_slot,
+        chain_slot,
     };
-    let (mut positions, mut checkers) = (Vec::new(), Vec::new());
+    let mut level = Vec::new();
+    let mut positions = Vec::new();
+    let mut chunks: Vec<Chunk<P>> = Vec::new();
     let threads = rayon::current_num_threads();
     for l in 0..sizes.len() {
-        space.level(l as u32, &mut positions, &mut checkers);
+        space.level(l as u32, &mut level);
+        positions.clear();
+        positions.extend(level.iter().map(|&(i, _)| i));
         let first = ring.first_slot[l];
         for (k, &i) in positions.iter().enumerate() {
             ring.slot[i as usize] = (first + k) as u32;
-            ring.index[first + k] = i;
         }
         let chunk = positions.len().div_ceil(8 * threads).max(MIN_TASK);
         let task = Task {
             space,
             ring: &ring,
             level: l,
-            terminal_below,
-            rolls,
-            plays,
+            pass,
         };
-        let chunks: Vec<Chunk<P>> = positions
+        // The chunks' buffers are kept from level to level: allocating them per level left
+        // 30 MB of freed, fragmented heap in the peak RSS of 15x10.
+        let count = positions.len().div_ceil(chunk);
+        if chunks.len() < count {
+            chunks.resize_with(count, Chunk::default);
+        }
+        level
             .par_chunks(chunk)
-            .zip(checkers.par_chunks(chunk))
-            .map(|(ps, cs)| task.run(ps, cs))
-            .collect();
+            .zip(&mut chunks[..count])
+            .for_each(|(ps, c)| task.run(ps, c));
+        let chunks = &chunks[..count];
         let level = Level {
             pips: l,
             positions: &positions,
-            chunks: &chunks,
+            chunks,
             chunk,
         };
         sink(&level)?;
         progress(positions.len() as u64);
-        // Level l's values go where level l - 25's were, which no later level reads.
+        // Level l's values go where level l - 24's were, which no later level reads.
+        ring.index[first..first + positions.len()].copy_from_slice(&positions);
         let mut k = first;
         let pool = &mut ring.pools[l % DEPTH];
         pool.clear();
-        let mut chains = Vec::with_capacity(chunks.len());
+        let mut at = ring.chain_slot.get(l).copied().unwrap_or(0);
         for c in chunks {
             for (&v, &s) in c.means.iter().zip(&c.stored) {
                 ring.value[k] = v;
@@ -276,9 +299,9 @@ pub fn sweep<P: Prob, E: Send>(
                 k += 1;
             }
             pool.extend_from_slice(&c.probs);
-            chains.push(c.chains);
+            ring.chains[at..at + c.chains.len()].copy_from_slice(&c.chains);
+            at += c.chains.len();
         }
-        ring.chains[l % CHAIN_DEPTH] = (chains, chunk);
     }
     Ok(())
 }
@@ -286,17 +309,19 @@ pub fn sweep<P: Prob, E: Send>(
 /// The sweep's state for the levels below the current one, by ring slot (see
 /// [`Window::ring_slots`]).
 struct Ring<P> {
-    /// Every position's ring slot (valid while its level is among the last 25).
+    /// Every position's ring slot (valid while its level is among the last 24).
     slot: Vec<u32>,
     /// Per ring slot: the position's index, its expected rolls and where its distribution is.
     index: Vec<u32>,
     value: Vec<f64>,
     stored: Vec<Stored>,
-    /// Level l's distributions at `l % 25`.
+    /// Level l's distributions at `l % 24`.
     pools: Vec<Vec<P>>,
-    /// Level l's chains at `l % 7`, per chunk, and the chunk size.
-    chains: Vec<(Vec<Vec<Chains>>, usize)>,
+    /// The chains of the last 7 levels, in a ring of their own.
+    chains: Vec<Chains>,
+    /// Each level's first slot in the rings.
     first_slot: Vec<usize>,
+    chain_slot: Vec<usize>,
 }
 
 /// Solving one level's positions.
@@ -304,32 +329,27 @@ struct Task<'a, P> {
     space: &'a Space,
     ring: &'a Ring<P>,
     level: usize,
-    terminal_below: u32,
-    rolls: usize,
-    plays: Plays<'a>,
+    pass: Pass<'a>,
 }
 
 /// `ROLL_INDEX[a - 1][b - 1]`: the index in [`ROLLS`] of the roll of a and b, either order.
 const ROLL_INDEX: [[usize; 6]; 6] = roll_index();
 
 impl<P: Prob> Task<'_, P> {
-    fn run(&self, positions: &[u32], checkers: &[u8]) -> Chunk<P> {
-        let mut c = Chunk {
-            means: Vec::with_capacity(positions.len()),
-            succ: Vec::with_capacity(21 * positions.len()),
-            chains: Vec::with_capacity(match self.plays {
-                Plays::Best => positions.len(),
-                Plays::Given(_) => 0,
-            }),
-            stored: Vec::with_capacity(positions.len()),
-            probs: Vec::new(),
-        };
+    fn run(&self, positions: &[(u32, Counts)], c: &mut Chunk<P>) {
+        let pass = self.pass;
+        c.means.clear();
+        c.succ.clear();
+        c.chains.clear();
+        c.stored.clear();
+        c.probs.clear();
         let mut acc = Vec::new();
-        for (&i, &ch) in positions.iter().zip(checkers) {
+        for &(i, counts) in positions {
             let own = self.ring.slot[i as usize];
             let mut succ = [i; 21];
-            let mean = if u32::from(ch) < self.terminal_below {
-                if let Plays::Best = self.plays {
+            let checkers: u32 = counts.iter().map(|&x| u32::from(x)).sum();
+            let mean = if checkers < pass.terminal_below {
+                if let Plays::Best = pass.plays {
                     c.chains.push([[own; 6]; 3]);
                 }
                 c.stored.push(Stored {
@@ -340,12 +360,15 @@ impl<P: Prob> Task<'_, P> {
                 });
                 c.probs.push(P::store(1.0));
                 c.means.push(0.0);
-                c.succ.extend_from_slice(&succ);
+                if pass.keep_plays {
+                    c.succ.extend_from_slice(&succ);
+                }
                 continue;
             } else {
-                match self.plays {
+                match pass.plays {
                     Plays::Best => {
-                        let (mean, chains) = self.best_plays(i, &mut succ);
+                        let u = Unranked::from_counts(self.space, i, counts);
+                        let (mean, chains) = self.best_plays(&u, &mut succ);
                         c.chains.push(chains);
                         mean
                     }
@@ -358,9 +381,10 @@ impl<P: Prob> Task<'_, P> {
             let stored = self.distribution(&succ, &mut acc, &mut c.probs);
             c.stored.push(stored);
             c.means.push(mean);
-            c.succ.extend_from_slice(&succ);
+            if pass.keep_plays {
+                c.succ.extend_from_slice(&succ);
+            }
         }
-        c
     }
 
     /// The ordering of candidate plays by ring slot: lower value, then lower index.
@@ -373,9 +397,8 @@ impl<P: Prob> Task<'_, P> {
 
     /// Position `i`'s best play of each roll (into `succ`, as indices), its expected rolls and
     /// its chains.
-    fn best_plays(&self, i: u32, succ: &mut [u32; 21]) -> (f64, Chains) {
+    fn best_plays(&self, u: &Unranked, succ: &mut [u32; 21]) -> (f64, Chains) {
         let ring = self.ring;
-        let u = Unranked::new(self.space, i);
         // Per die: the ring slots of its moves' positions, and their chains.
         let mut moves = [[(0u32, &[[0u32; 6]; 3]); 18]; 6];
         let mut len = [0usize; 6];
@@ -383,9 +406,7 @@ impl<P: Prob> Task<'_, P> {
             u.each_die_move(d as u32 + 1, |to, pips| {
                 let l = self.level - pips as usize;
                 let s = ring.slot[to as usize];
-                let (chunks, size) = &ring.chains[l % CHAIN_DEPTH];
-                let k = s as usize - ring.first_slot[l];
-                let c = &chunks[k / size][k % size];
+                let c = &ring.chains[ring.chain_slot[l] + s as usize - ring.first_slot[l]];
                 prefetch(c);
                 m[*len] = (s, c);
                 *len += 1;
@@ -450,7 +471,7 @@ impl<P: Prob> Task<'_, P> {
                 hi = hi.max(usize::from(st.first) + usize::from(st.len));
             }
         }
-        let hi = hi.min(self.rolls.saturating_sub(1));
+        let hi = hi.min(self.pass.rolls.saturating_sub(1));
         let offset = probs.len() as u32;
         let pool = (self.level % DEPTH) as u8;
         if lo > hi {
@@ -543,13 +564,14 @@ impl Collected {
                 Vec::new()
             },
         };
-        let done: Result<(), std::convert::Infallible> = sweep::<f64, _>(
-            space,
+        let pass = Pass {
             terminal_below,
-            usize::MAX,
+            rolls: usize::MAX,
             plays,
-            progress,
-            &mut |level| {
+            keep_plays,
+        };
+        let done: Result<(), std::convert::Infallible> =
+            sweep::<f64, _>(space, pass, progress, &mut |level| {
                 for (j, &i) in level.positions.iter().enumerate() {
                     let i = i as usize;
                     let (first, d) = level.distribution(j);
@@ -562,8 +584,7 @@ impl Collected {
                     }
                 }
                 Ok(())
-            },
-        );
+            });
         let Ok(()) = done;
         c
     }

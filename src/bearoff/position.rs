@@ -13,6 +13,9 @@ use std::fmt;
 pub const MAX_CHECKERS: u32 = 15;
 pub const MAX_POINTS: u32 = 18;
 
+/// Checkers per point, point 1 first, zero past the table's points.
+pub type Counts = [u8; MAX_POINTS as usize];
+
 /// Binomial coefficients C(n, k) for n, k <= 33.
 const fn binomials() -> [[u64; 34]; 34] {
     let mut c = [[0u64; 34]; 34];
@@ -182,23 +185,14 @@ impl Space {
         sizes[..=last].to_vec()
     }
 
-    /// The indices of the positions with `pips` pips, ascending, into `out` (cleared first),
-    /// and each one's checkers into `checkers`: one level of a sweep by pip count, built when
-    /// the sweep reaches it instead of kept for the whole table.
-    pub fn level(&self, pips: u32, out: &mut Vec<u32>, checkers: &mut Vec<u8>) {
+    /// The positions with `pips` pips, by index ascending, into `out` (cleared first), each
+    /// with its checker counts: one level of a sweep by pip count, built when the sweep
+    /// reaches it instead of kept for the whole table.
+    pub fn level(&self, pips: u32, out: &mut Vec<(u32, Counts)>) {
         out.clear();
-        checkers.clear();
         let mut counts = [0u8; MAX_POINTS as usize];
-        self.fill_level(self.points, pips, self.checkers, &mut counts, out, checkers);
-        // Sorting pairs keeps each position's checkers beside it.
-        let mut pairs: Vec<(u32, u8)> = out.iter().copied().zip(checkers.iter().copied()).collect();
-        pairs.sort_unstable();
-        out.clear();
-        checkers.clear();
-        for (i, c) in pairs {
-            out.push(i);
-            checkers.push(c);
-        }
+        self.fill_level(self.points, pips, self.checkers, &mut counts, out);
+        out.sort_unstable_by_key(|&(i, _)| i);
     }
 
     /// Places checkers on points `point` and below, `pips` pips and at most `left` checkers.
@@ -207,15 +201,12 @@ impl Space {
         point: u32,
         pips: u32,
         left: u32,
-        counts: &mut [u8; MAX_POINTS as usize],
-        out: &mut Vec<u32>,
-        checkers: &mut Vec<u8>,
+        counts: &mut Counts,
+        out: &mut Vec<(u32, Counts)>,
     ) {
         if point == 0 {
             if pips == 0 {
-                let p = self.points as usize;
-                out.push(self.index(&counts[..p]));
-                checkers.push((self.checkers - left) as u8);
+                out.push((self.index(&counts[..self.points as usize]), *counts));
             }
             return;
         }
@@ -225,7 +216,7 @@ impl Space {
             let rest = pips - c * point;
             if rest <= (left - c) * (point - 1) {
                 counts[point as usize - 1] = c as u8;
-                self.fill_level(point - 1, rest, left - c, counts, out, checkers);
+                self.fill_level(point - 1, rest, left - c, counts, out);
             }
         }
         counts[point as usize - 1] = 0;
@@ -322,20 +313,18 @@ mod tests {
         for (p, ch) in [(6, 15), (3, 4), (1, 15), (8, 5)] {
             let s = Space::new(p, ch).unwrap();
             let sizes = s.level_sizes();
-            let (mut level, mut checkers) = (Vec::new(), Vec::new());
+            let mut level = Vec::new();
             let mut seen = vec![false; s.len()];
             let mut counts = vec![0u8; p as usize];
             for (l, &size) in sizes.iter().enumerate() {
-                s.level(l as u32, &mut level, &mut checkers);
+                s.level(l as u32, &mut level);
                 assert_eq!(level.len() as u64, size, "{p}x{ch} level {l}");
-                assert!(level.windows(2).all(|w| w[0] < w[1]));
-                for (&i, &c) in level.iter().zip(&checkers) {
+                assert!(level.windows(2).all(|w| w[0].0 < w[1].0));
+                for &(i, c) in &level {
                     s.position(i, &mut counts);
                     assert_eq!(pips(&counts), l as u32);
-                    assert_eq!(
-                        counts.iter().map(|&x| u32::from(x)).sum::<u32>(),
-                        u32::from(c)
-                    );
+                    assert_eq!(counts[..], c[..p as usize]);
+                    assert!(c[p as usize..].iter().all(|&x| x == 0));
                     assert!(!std::mem::replace(&mut seen[i as usize], true));
                 }
             }

@@ -98,6 +98,7 @@ fn is_input_error(e: &anyhow::Error) -> bool {
 
 /// Runs the command line; the binary's whole `main`.
 pub fn main() -> ExitCode {
+    crate::memory::return_freed_memory();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
