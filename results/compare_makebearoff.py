@@ -4,7 +4,8 @@ process, wall time and peak memory from /usr/bin/time -v, each run alternating b
 
     python3 results/compare_makebearoff.py [--runs 3] [--only NAME ...] > results/bearoff-vs-makebearoff.md
 
-Writes results/bearoff-vs-makebearoff.json too. makebearoff is Debian's (package gnubg).
+Writes results/bearoff-vs-makebearoff.json too; with --only, the other tables' rows are kept
+from it as they were measured (each row has its date). makebearoff is Debian's (package gnubg).
 """
 import argparse
 import json
@@ -65,6 +66,7 @@ def main():
                 rs_head, rs_size = f.read(40), os.path.getsize(rs_out)
             row = {
                 "table": name,
+                "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                 "makebearoff_command": " ".join(["makebearoff"] + mb_args + ["-f", "OUT"]),
                 "rollsim_command": " ".join(["rollsim", "bearoff", "build"] + rs_args + ["--format", "gnubg", "--out", "OUT", "-q"]),
                 "same_header": mb_head == rs_head,
@@ -81,6 +83,16 @@ def main():
             row["memory_ratio"] = row["rollsim"]["peak_rss_bytes"] / row["makebearoff"]["peak_rss_bytes"]
             rows.append(row)
             print(f"{name}: {row['speedup']:.1f}x", file=sys.stderr)
+    if args.only:
+        try:
+            with open("results/bearoff-vs-makebearoff.json") as f:
+                old = json.load(f)
+        except FileNotFoundError:
+            old = {"tables": []}
+        new = {r["table"]: r for r in rows}
+        kept = {r["table"]: dict(r, date=r.get("date", old.get("date"))) for r in old["tables"]}
+        kept.update(new)
+        rows = [kept[name] for name, *_ in TABLES if name in kept]
     record = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} threads",
@@ -89,12 +101,12 @@ def main():
     }
     with open("results/bearoff-vs-makebearoff.json", "w") as f:
         json.dump(record, f, indent=1)
-    print(f"# rollsim against makebearoff ({record['date']}, median of up to {args.runs} alternating runs, whole process)\n")
-    print("| table | runs | rollsim | makebearoff | ratio | peak memory rollsim / makebearoff | same header and size |")
-    print("|---|---|---|---|---|---|---|")
+    print(f"# rollsim against makebearoff (median of up to {args.runs} alternating runs, whole process)\n")
+    print("| table | measured | runs | rollsim | makebearoff | ratio | peak memory rollsim / makebearoff | same header and size |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(
-            f"| {r['table']} | {r['rollsim']['runs']} | {r['rollsim']['median_seconds']:.3f} s | {r['makebearoff']['median_seconds']:.2f} s "
+            f"| {r['table']} | {r['date']} | {r['rollsim']['runs']} | {r['rollsim']['median_seconds']:.3f} s | {r['makebearoff']['median_seconds']:.2f} s "
             f"| {r['speedup']:.0f}x | {r['rollsim']['peak_rss_bytes'] / 2**20:.0f} / "
             f"{r['makebearoff']['peak_rss_bytes'] / 2**20:.0f} MiB ({r['memory_ratio']:.2f}x) "
             f"| {'yes' if r['same_header'] and r['bytes'][0] == r['bytes'][1] else 'no'} |"

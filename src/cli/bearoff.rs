@@ -398,11 +398,12 @@ fn build_one_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
 }
 
 /// Estimated peak bytes of a one-sided build, before it allocates. Streamed into gnubg's
-/// format: the sweep's rings (`sweep_bytes`) and gnubg's index or records. Otherwise the
-/// whole table, both passes at once: per position its mean, its distribution as the sweep
-/// collects it and then in full rows, besides the rings. Stored entries per position are
-/// measured on 15 checkers (6, 8, 10 points: f64 12.8, 16.8, 21.2; fixed32 10.2, 12.2, 14.4),
-/// rounded up into a rule of the points; fewer checkers take fewer. Checked against peak RSS
+/// format: the sweep's rings (`sweep_bytes`) and the plain layout's records, or afterwards the
+/// compressed layout's index. Otherwise the whole table, both passes at once: per position its
+/// mean, its distribution as the sweep collects it and then in full rows, besides the rings.
+/// Stored entries per position are measured on 15 checkers (6, 8, 10 points: f64 12.8, 16.8,
+/// 21.2; fixed32 10.2, 12.2, 14.4; first checker off 1.2 to 1.6, at most 11, 16, 21 rolls),
+/// rounded up into rules of the points; fewer checkers take fewer. Checked against peak RSS
 /// in `results/bearoff-vs-makebearoff.*`.
 fn one_sided_bytes(
     space: Space,
@@ -421,16 +422,16 @@ fn one_sided_bytes(
     let passes = 1 + u64::from(gammon);
     let process = 16 << 20;
     if streamed {
-        let width = width.min(GNUBG_ENTRIES as u64);
-        let kept = if compressed {
-            n * (4 + 2 * passes)
-        } else {
-            n * 64 * passes
-        };
-        return sweep_bytes(space, bytes, width) + kept + process;
+        let sweep = sweep_bytes(space, bytes, width.min(GNUBG_ENTRIES as u64));
+        if compressed {
+            return sweep.max(n * (4 + 2 * passes)) + process;
+        }
+        return sweep + n * 64 * passes + process;
     }
-    let len = 5 * p + 3;
-    passes * (sweep_bytes(space, 8, width) + n * (8 + 1 + 16 + 8 * width + 8 * (len + 1))) + process
+    let pass = |width: u64, len: u64| {
+        sweep_bytes(space, 8, width) + n * (8 + 1 + 16 + 8 * width + 8 * len)
+    };
+    pass(width, 5 * p + 3) + if gammon { pass(2, 3 * p) } else { 0 } + process
 }
 
 /// The process's GPU for `backend`, when it has the f64 arithmetic the exact sweeps need:
