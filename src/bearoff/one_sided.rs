@@ -1010,9 +1010,9 @@ mod tests {
             [(1 << 21) - 1, 0, 5, 0, 1, 2],
         ];
         let p = Packed::new(c);
-        for k in 0..3 {
-            for d in 0..6 {
-                assert_eq!(p.get(k, d), c[k][d]);
+        for (k, row) in c.iter().enumerate() {
+            for (d, &slot) in row.iter().enumerate() {
+                assert_eq!(p.get(k, d), slot);
             }
         }
     }
