@@ -1,9 +1,100 @@
-//! Files as every rollsim format writes them: atomically, and with a CRC-32 of their contents.
+//! Files as every rollsim format writes them: atomically, and with a CRC-32 of their contents;
+//! and the input files a user names, checked before they are read.
 
 use std::fs::{self, File};
-use std::io::{self, Write};
-use std::path::Path;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
+
+/// An input file the user named that cannot be used: missing, unreadable, not a regular file,
+/// too large, or not text. The command line reports every such file as bad input (exit 2).
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {reason}", path.display())]
+pub struct InputFileError {
+    pub path: PathBuf,
+    pub reason: String,
+}
+
+impl InputFileError {
+    pub fn new(path: &Path, reason: impl std::fmt::Display) -> InputFileError {
+        InputFileError {
+            path: path.to_path_buf(),
+            reason: reason.to_string(),
+        }
+    }
+}
+
+/// Opens an input file: a regular file (not a directory, nor a device or pipe that may never
+/// end, such as `/dev/zero`) of at most `max` bytes, checked before anything is read. Returns
+/// it and its size.
+pub fn open_input(path: &Path, max: u64) -> Result<(File, u64), InputFileError> {
+    let err = |e: io::Error| InputFileError::new(path, e);
+    let meta = fs::metadata(path).map_err(err)?;
+    if meta.is_dir() {
+        return Err(InputFileError::new(path, "a directory, not a file"));
+    }
+    if !meta.is_file() {
+        return Err(InputFileError::new(path, "not a regular file"));
+    }
+    if meta.len() > max {
+        return Err(InputFileError::new(
+            path,
+            format!(
+                "{} bytes, more than the {max} this input can be",
+                meta.len()
+            ),
+        ));
+    }
+    Ok((File::open(path).map_err(err)?, meta.len()))
+}
+
+/// Reads a whole input file (see [`open_input`]).
+pub fn read_input(path: &Path, max: u64) -> Result<Vec<u8>, InputFileError> {
+    let (file, size) = open_input(path, max)?;
+    let mut bytes = Vec::with_capacity(size as usize);
+    // `take`: a file that grows while it is read still stops at the limit.
+    file.take(max)
+        .read_to_end(&mut bytes)
+        .map_err(|e| InputFileError::new(path, e))?;
+    Ok(bytes)
+}
+
+/// Reads a whole input file as UTF-8 text.
+pub fn read_input_text(path: &Path, max: u64) -> Result<String, InputFileError> {
+    String::from_utf8(read_input(path, max)?).map_err(|e| {
+        InputFileError::new(
+            path,
+            format!(
+                "not text (invalid UTF-8 at byte {})",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })
+}
+
+/// Checks, before any work, that an output file can go where it is named: not over a
+/// directory, not below a file. (A missing directory is created when the file is written.)
+pub fn check_output(path: &Path) -> Result<(), InputFileError> {
+    if path.is_dir() {
+        return Err(InputFileError::new(path, "a directory; give a file name"));
+    }
+    let mut dir = parent_dir(path);
+    loop {
+        match fs::metadata(dir) {
+            Ok(m) if m.is_dir() => return Ok(()),
+            Ok(_) => {
+                return Err(InputFileError::new(
+                    path,
+                    format!("{} is not a directory", dir.display()),
+                ));
+            }
+            Err(_) => match dir.parent().filter(|d| !d.as_os_str().is_empty()) {
+                Some(up) => dir = up,
+                None => return Ok(()),
+            },
+        }
+    }
+}
 
 /// Writes `path` through `write` so that it is never seen half written: into a new temporary
 /// file beside it (its directory created if missing), flushed and synced, then renamed over

@@ -244,7 +244,7 @@ impl BuildReport {
             Some(name) => format!("the GPU ({name}) and CPU threads"),
             None => format!("{} CPU threads", rayon::current_num_threads()),
         };
-        println!(
+        outln!(
             "{} table, {} checkers on {} points: {} {} in {:.3} s ({:.0}/s) on {on}",
             self.kind,
             self.checkers,
@@ -259,11 +259,13 @@ impl BuildReport {
             self.positions_per_s,
         );
         if let Some(done) = self.resumed_pairs {
-            println!("resumed with {done} pairs done by an earlier build");
+            outln!("resumed with {done} pairs done by an earlier build");
         }
-        println!(
+        outln!(
             "wrote {} ({} bytes, {} format)",
-            self.out, self.bytes, self.format
+            self.out,
+            self.bytes,
+            self.format
         );
         Ok(())
     }
@@ -278,6 +280,7 @@ fn format_name(f: Format) -> &'static str {
 
 fn build(a: BuildArgs) -> anyhow::Result<()> {
     let space = Space::new(a.points, a.checkers).map_err(input_error)?;
+    crate::files::check_output(&a.out)?;
     if a.uncompressed && (a.two_sided || a.format != Format::Gnubg) {
         return Err(input_error(
             "--uncompressed applies to gnubg one-sided files only",
@@ -331,7 +334,7 @@ fn build_one_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
     let need = one_sided_bytes(space, gammon, streamed, exact, !a.uncompressed);
     let available = memory_available();
     if a.dry_run {
-        println!(
+        outln!(
             "one-sided table, {} checkers on {} points: {n} positions, about {} of memory{}",
             space.checkers,
             space.points,
@@ -614,7 +617,7 @@ fn print_plan(plan: &Plan, json: bool) -> anyhow::Result<()> {
         return print_json(plan);
     }
     let fits = |ok: bool| if ok { "fits" } else { "does not fit" };
-    println!(
+    outln!(
         "two-sided table, {} checkers on {} points: {} pairs, cubeless {}{}",
         plan.checkers,
         plan.points,
@@ -626,8 +629,8 @@ fn print_plan(plan: &Plan, json: bool) -> anyhow::Result<()> {
     match &plan.gpu {
         Some(g) => {
             match &g.refused {
-                Some(why) => println!("GPU {}: does not fit: {why}", g.adapter),
-                None => println!(
+                Some(why) => outln!("GPU {}: does not fit: {why}", g.adapter),
+                None => outln!(
                     "GPU {}: {} on the device ({} of columns: {} of {} positions at once, in {} \
                      bindings of at most {})",
                     g.adapter,
@@ -639,14 +642,14 @@ fn print_plan(plan: &Plan, json: bool) -> anyhow::Result<()> {
                     human(g.binding_bytes),
                 ),
             }
-            println!(
+            outln!(
                 "memory: {} on the host; available {} ({})",
                 human(plan.memory_bytes),
                 plan.memory_available.map_or("unknown".into(), human),
                 fits(plan.fits_memory())
             );
         }
-        None => println!(
+        None => outln!(
             "memory: {} ({} of columns: {} of {} positions at once, {} threads); available {} \
              ({})",
             human(plan.memory_bytes),
@@ -658,7 +661,7 @@ fn print_plan(plan: &Plan, json: bool) -> anyhow::Result<()> {
             fits(plan.fits_memory())
         ),
     }
-    println!(
+    outln!(
         "disk: {} ({} the table); free {} ({})",
         human(plan.disk_bytes),
         human(plan.file_bytes),
@@ -736,31 +739,20 @@ const MAX_READ: u64 = 1 << 33;
 
 fn load(path: &Path) -> anyhow::Result<Loaded> {
     let bad = |e: format::FormatError| input_error(format!("{}: {e}", path.display()));
-    let meta =
-        std::fs::metadata(path).map_err(|e| input_error(format!("{}: {e}", path.display())))?;
-    if !meta.is_file() {
-        return Err(input_error(format!(
-            "{}: not a regular file",
-            path.display()
-        )));
-    }
+    let (mut file, size) = crate::files::open_input(path, u64::MAX)?;
     let mut head = [0u8; 12];
-    let got = std::io::Read::read(
-        &mut std::fs::File::open(path)
-            .map_err(|e| input_error(format!("{}: {e}", path.display())))?,
-        &mut head,
-    )?;
+    let got = std::io::Read::read(&mut file, &mut head)
+        .map_err(|e| crate::files::InputFileError::new(path, e))?;
     if is_table(&head[..got]) {
         return Ok(Loaded::Columns(TwoSidedTable::open(path).map_err(bad)?));
     }
-    if meta.len() > MAX_READ {
+    if size > MAX_READ {
         return Err(input_error(format!(
-            "{}: {} bytes is larger than any bearoff table of a format read whole",
-            path.display(),
-            meta.len()
+            "{}: {size} bytes is larger than any bearoff table of a format read whole",
+            path.display()
         )));
     }
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = crate::files::read_input(path, MAX_READ)?;
     if bytes.starts_with(b"gnubg-OS") {
         Ok(Loaded::GnubgOne(read_gnubg_one_sided(&bytes).map_err(bad)?))
     } else if bytes.starts_with(b"gnubg-TS") {
@@ -871,14 +863,16 @@ fn query(a: QueryArgs) -> anyhow::Result<()> {
         if a.json {
             return print_json(&r);
         }
-        println!("position {} (index {})", r.position, r.index);
-        println!(
+        outln!("position {} (index {})", r.position, r.index);
+        outln!(
             "expected rolls {:.6}, sd {:.6}, effective pip count {:.3}",
-            r.mean, r.sd, r.epc
+            r.mean,
+            r.sd,
+            r.epc
         );
         print_distribution("rolls", &r.distribution);
         if let (Some(gm), Some(gd)) = (r.gammon_mean, &r.gammon_distribution) {
-            println!("first checker off: expected rolls {gm:.6}");
+            outln!("first checker off: expected rolls {gm:.6}");
             print_distribution("rolls to first off", gd);
         }
         return Ok(());
@@ -938,19 +932,25 @@ fn query(a: QueryArgs) -> anyhow::Result<()> {
     if a.json {
         return print_json(&r);
     }
-    println!(
+    outln!(
         "side on roll {} vs {}: wins {:.6} ({})",
-        r.on_roll, r.opponent, r.win, r.method
+        r.on_roll,
+        r.opponent,
+        r.win,
+        r.method
     );
     if let Some(c) = &r.cubeful {
-        println!(
+        outln!(
             "money equity before its cube decision: {:+.6} owning the cube, {:+.6} centred, \
              {:+.6} when the opponent owns it",
-            c.owned, c.centred, c.opponent_owns
+            c.owned,
+            c.centred,
+            c.opponent_owns
         );
-        println!(
+        outln!(
             "cube centred: {}, equity {:+.6}",
-            c.centred_action, c.centred_equity
+            c.centred_action,
+            c.centred_equity
         );
     }
     Ok(())
@@ -967,9 +967,9 @@ fn trim(mut d: Vec<f64>) -> Vec<f64> {
 fn print_distribution(what: &str, d: &[f64]) {
     for (k, p) in d.iter().enumerate().filter(|(_, p)| **p > 0.0) {
         if *p >= 1e-4 {
-            println!("  {k:>3} {what}: {p:.6}");
+            outln!("  {k:>3} {what}: {p:.6}");
         } else {
-            println!("  {k:>3} {what}: {p:.3e}");
+            outln!("  {k:>3} {what}: {p:.3e}");
         }
     }
 }
@@ -1024,7 +1024,7 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
     if a.json {
         print_json(&r)?;
     } else if r.ok {
-        println!(
+        outln!(
             "{}: ok, {} checked in {:.2} s ({})",
             r.file,
             human(r.bytes),
@@ -1082,15 +1082,20 @@ fn compare(a: CompareArgs) -> anyhow::Result<()> {
         return print_json(&r);
     }
     for d in &r.values {
-        println!(
+        outln!(
             "{:>13}: max difference {:.3e} (positions {} vs {}), mean {:.3e}",
-            d.value, d.max, d.at.0, d.at.1, d.mean
+            d.value,
+            d.max,
+            d.at.0,
+            d.at.1,
+            d.mean
         );
     }
     Ok(())
 }
 
 fn extract(a: ExtractArgs) -> anyhow::Result<()> {
+    crate::files::check_output(&a.out)?;
     let table = load_table(&a.file)?;
     let start = Instant::now();
     let bad = |e: format::FormatError| match e {
@@ -1103,7 +1108,7 @@ fn extract(a: ExtractArgs) -> anyhow::Result<()> {
             write_atomically(&a.out, |w| table.write_gnubg(a.checkers, w)).map_err(bad)?
         }
     }
-    println!(
+    outln!(
         "wrote {} ({} checkers on {} points, {} format, {} bytes) in {:.3} s",
         a.out.display(),
         a.checkers,

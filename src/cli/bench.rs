@@ -1,7 +1,9 @@
 //! `rollsim bench`: every workload on every backend it can use, side by side.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
 
 use serde::Serialize;
 
@@ -10,7 +12,7 @@ use crate::bench::{
     Measurement, bearoff_build, ntuple_lookups_cpu, ntuple_lookups_gpu, ntuple_training,
     puzzle_optimal, puzzle_solve_loop, random_playouts, rollouts, sample_boards, sample_roots,
 };
-use crate::files::write_atomically;
+use crate::files::{check_output, write_atomically};
 use crate::game2048::CpuEngine;
 use crate::game2048::ntuple::{Network, standard_tuples};
 use crate::gpu::rollout::GpuRolloutEngine;
@@ -44,8 +46,9 @@ pub struct Args {
     /// Seconds per workload (default 5, 1 with --quick).
     #[arg(long)]
     seconds: Option<f64>,
-    /// Write the figures with the machine description as JSON to this file, and as CSV beside
-    /// it (same name, .csv); each written to a temporary file, then renamed.
+    /// Write the figures with the machine description as JSON to this file, and as CSV and a
+    /// PNG chart beside it (`rec.json`: `rec.csv`, `rec.png`; another name gets `.csv` and
+    /// `.png` added); each written to a temporary file, then renamed.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Print one JSON object on stdout instead of the table.
@@ -111,6 +114,9 @@ fn cpu_model() -> String {
 pub fn run(a: Args) -> anyhow::Result<()> {
     if let Some(Command::Compare { old, new, json }) = &a.command {
         return compare(old, new, *json);
+    }
+    if let Some(path) = &a.out {
+        check_output(path)?;
     }
     ComputeArgs {
         backend: Backend::Auto,
@@ -228,32 +234,57 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         gpu_kernel_seconds: kernel_seconds,
         measurements: out,
     };
+    // The figures first, so that a failing write loses none of them.
+    if a.json {
+        print_json(&report)?;
+    } else {
+        print_table(&report);
+    }
     if let Some(path) = &a.out {
         let json = serde_json::to_vec_pretty(&report)?;
-        write_atomically(path, |w| w.write_all(&json))?;
-        write_atomically(&path.with_extension("csv"), |w| {
-            w.write_all(csv(&report).as_bytes())
-        })?;
-        write_atomically(&path.with_extension("png"), |w| chart(&report, w))?;
+        let named = |p: &Path| format!("writing {}", p.display());
+        write_atomically(path, |w| w.write_all(&json)).with_context(|| named(path))?;
+        let (csv_path, png_path) = (beside(path, "csv"), beside(path, "png"));
+        write_atomically(&csv_path, |w| w.write_all(csv(&report).as_bytes()))
+            .with_context(|| named(&csv_path))?;
+        write_atomically(&png_path, |w| chart(&report, w)).with_context(|| named(&png_path))?;
     }
-    if a.json {
-        return print_json(&report);
-    }
-    print_table(&report);
     Ok(())
 }
 
+/// The name of the CSV or PNG written beside a record: `rec.json` gives `rec.csv`, any other
+/// name gets the extension added (`rec.csv` gives `rec.csv.csv`), so neither is ever the
+/// record itself.
+fn beside(record: &Path, ext: &str) -> PathBuf {
+    match record.extension() {
+        Some(e) if e == "json" => record.with_extension(ext),
+        _ => {
+            let mut name = record.as_os_str().to_owned();
+            name.push(".");
+            name.push(ext);
+            PathBuf::from(name)
+        }
+    }
+}
+
 fn print_table(r: &BenchReport) {
-    println!("cpu: {} ({} threads)", r.cpu, r.cpu_threads);
+    outln!("cpu: {} ({} threads)", r.cpu, r.cpu_threads);
     if let Some(a) = &r.adapter {
-        println!(
+        outln!(
             "gpu: {} ({}, {}, {})",
-            a.name, a.device_type, a.backend, a.driver
+            a.name,
+            a.device_type,
+            a.backend,
+            a.driver
         );
     }
-    println!(
+    outln!(
         "{:<36} {:<7} {:<34} {:>12} {:<11} also",
-        "workload", "backend", "on", "figure", "unit"
+        "workload",
+        "backend",
+        "on",
+        "figure",
+        "unit"
     );
     // The CPU figure of the same workload, for the GPU rows.
     let cpu_figure = |w: &str| {
@@ -281,7 +312,7 @@ fn print_table(r: &BenchReport) {
             };
             also.push(format!("{speed:.2}x cpu speed"));
         }
-        println!(
+        outln!(
             "{:<36} {:<7} {:<34} {:>12} {:<11} {}",
             m.workload,
             m.backend,
@@ -292,7 +323,7 @@ fn print_table(r: &BenchReport) {
         );
     }
     if let Some(k) = r.gpu_kernel_seconds {
-        println!("gpu kernel time (timestamp queries): {k:.3} s");
+        outln!("gpu kernel time (timestamp queries): {k:.3} s");
     }
 }
 
@@ -427,8 +458,8 @@ struct Comparison {
 }
 
 fn load_record(path: &std::path::Path) -> anyhow::Result<Saved> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| super::input_error(format!("reading {}: {e}", path.display())))?;
+    // A record is a few kilobytes.
+    let bytes = crate::files::read_input(path, 64 << 20)?;
     serde_json::from_slice(&bytes).map_err(|e| {
         super::input_error(format!(
             "{} is not a record of `rollsim bench --out`: {e}",
@@ -482,16 +513,25 @@ fn compare(old: &std::path::Path, new: &std::path::Path, json: bool) -> anyhow::
             s.git_commit.as_deref().unwrap_or("unknown")
         )
     };
-    println!("old: {} ({})", old.display(), describe(&a));
-    println!("new: {} ({})", new.display(), describe(&b));
-    println!(
+    outln!("old: {} ({})", old.display(), describe(&a));
+    outln!("new: {} ({})", new.display(), describe(&b));
+    outln!(
         "{:<36} {:<7} {:>14} {:>14} {:<11} speedup",
-        "workload", "backend", "old", "new", "unit"
+        "workload",
+        "backend",
+        "old",
+        "new",
+        "unit"
     );
     for r in &rows {
-        println!(
+        outln!(
             "{:<36} {:<7} {:>14.3} {:>14.3} {:<11} {:.2}x",
-            r.workload, r.backend, r.old, r.new, r.unit, r.speedup
+            r.workload,
+            r.backend,
+            r.old,
+            r.new,
+            r.unit,
+            r.speedup
         );
     }
     Ok(())

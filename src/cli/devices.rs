@@ -31,12 +31,12 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         return print_json(&d);
     }
     if d.adapters.is_empty() {
-        println!("no GPU adapters found");
+        outln!("no GPU adapters found");
     }
     for (i, s) in d.adapters.iter().enumerate() {
-        println!("[{i}] {} ({}, {})", s.name, s.device_type, s.backend);
-        println!("    driver: {} {}", s.driver, s.driver_info);
-        println!(
+        outln!("[{i}] {} ({}, {})", s.name, s.device_type, s.backend);
+        outln!("    driver: {} {}", s.driver, s.driver_info);
+        outln!(
             "    max storage binding {} MiB, max buffer {} MiB, {} workgroups per dimension, {} invocations per workgroup, timestamps {}",
             s.max_storage_buffer_binding_size >> 20,
             s.max_buffer_size >> 20,
@@ -46,8 +46,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         );
     }
     match d.auto {
-        Some(i) => println!("--backend auto takes [{i}] {}", d.adapters[i].name),
-        None => println!(
+        Some(i) => outln!("--backend auto takes [{i}] {}", d.adapters[i].name),
+        None => outln!(
             "--backend auto takes the CPU ({} threads): no real GPU{}",
             d.cpu_threads,
             if d.adapters.is_empty() {

@@ -76,6 +76,7 @@ pub fn experiment(a: ExperimentArgs) -> anyhow::Result<()> {
             "--out, --rollouts, --games and --seed are required",
         ));
     };
+    crate::files::check_output(out)?;
     let rollouts = parse_rollouts(rollouts).map_err(input_error)?;
     if games == 0 {
         return Err(input_error("--games must be at least 1"));
@@ -124,7 +125,7 @@ fn report(path: &std::path::Path, s: &Summary, json: bool) -> anyhow::Result<()>
         return print_json(s);
     }
     let objective = serde_json::to_value(s.objective)?;
-    println!(
+    outln!(
         "experiment  seed {}, objective {}, {} games per N, shard {}{}",
         s.seed,
         objective.as_str().unwrap_or(""),
@@ -132,7 +133,7 @@ fn report(path: &std::path::Path, s: &Summary, json: bool) -> anyhow::Result<()>
         s.shard,
         if s.complete { "" } else { " (incomplete)" }
     );
-    println!(
+    outln!(
         "{:>8} {:>6} {:>28} {:>9}  {}",
         "rollouts",
         "games",
@@ -160,7 +161,7 @@ fn report(path: &std::path::Path, s: &Summary, json: bool) -> anyhow::Result<()>
                 )
             })
             .collect();
-        println!(
+        outln!(
             "{:>8} {:>6} {:>28} {:>9.1}  {}",
             p.rollouts,
             if p.games == p.expected {
@@ -176,13 +177,14 @@ fn report(path: &std::path::Path, s: &Summary, json: bool) -> anyhow::Result<()>
             reach.join(" ")
         );
     }
-    println!("wrote {}", csv.display());
+    outln!("wrote {}", csv.display());
     Ok(())
 }
 
 pub fn merge(a: MergeArgs) -> anyhow::Result<()> {
+    crate::files::check_output(&a.out)?;
     let games = experiment::merge(&a.out, &a.files).map_err(classify)?;
-    println!(
+    outln!(
         "merged {games} games from {} files into {}",
         a.files.len(),
         a.out.display()

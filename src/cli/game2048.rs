@@ -101,6 +101,9 @@ pub struct TrainArgs {
     /// Continue training the network in this file (its game count continues).
     #[arg(long)]
     resume: Option<PathBuf>,
+    /// Start a new network even though --out holds one (which it replaces).
+    #[arg(long)]
+    force: bool,
     /// Seed of the training games' spawns (default: a random seed, printed).
     #[arg(long)]
     seed: Option<u64>,
@@ -289,12 +292,16 @@ fn print_report(r: &Report) {
         Some(a) => format!("{} ({a})", r.backend),
         None => format!("{} ({} threads)", r.backend, r.threads),
     };
-    println!("player      {player}");
-    println!("backend     {backend}");
-    println!("games       {} (seed {})", r.games, r.seed);
-    println!(
+    outln!("player      {player}");
+    outln!("backend     {backend}");
+    outln!("games       {} (seed {})", r.games, r.seed);
+    outln!(
         "score       mean {:.1}, median {:.1}, sd {:.1}, min {}, max {}",
-        r.score.mean, r.score.median, r.score.sd, r.score.min, r.score.max
+        r.score.mean,
+        r.score.median,
+        r.score.sd,
+        r.score.min,
+        r.score.max
     );
     let reach: Vec<String> = r
         .reach
@@ -302,7 +309,7 @@ fn print_report(r: &Report) {
         .filter(|&(_, &p)| p > 0.0)
         .map(|(t, p)| format!("{t} {:.1}%", 100.0 * p))
         .collect();
-    println!(
+    outln!(
         "reached     {}",
         if reach.is_empty() {
             "-".into()
@@ -311,12 +318,12 @@ fn print_report(r: &Report) {
         }
     );
     if r.overflow_games > 0 {
-        println!(
+        outln!(
             "overflow    {} games stopped at a 32768+32768 merge",
             r.overflow_games
         );
     }
-    println!("moves/game  {:.1}", r.moves_per_game);
+    outln!("moves/game  {:.1}", r.moves_per_game);
     let mut speed = format!(
         "{:.3} s: {:.1} games/s, {:.0} moves/s",
         r.seconds, r.games_per_s, r.moves_per_s
@@ -324,7 +331,7 @@ fn print_report(r: &Report) {
     if let Some(rps) = r.rollouts_per_s {
         speed += &format!(", {rps:.0} rollouts/s");
     }
-    println!("speed       {speed}");
+    outln!("speed       {speed}");
 }
 
 #[derive(Serialize)]
@@ -401,17 +408,23 @@ fn eval(a: EvalArgs) -> anyhow::Result<()> {
     if a.json {
         return print_json(&report);
     }
-    println!("{board}\n");
+    outln!("{board}\n");
     if report.moves.is_empty() {
-        println!("game over: no legal move");
+        outln!("game over: no legal move");
         return Ok(());
     }
-    println!(
+    outln!(
         "{:<6} {:>6} {:>12} {:>10} {:>12} {:>10} {:>10}",
-        "move", "points", "score mean", "sd", "tilesum", "sd", "moves"
+        "move",
+        "points",
+        "score mean",
+        "sd",
+        "tilesum",
+        "sd",
+        "moves"
     );
     for m in &report.moves {
-        println!(
+        outln!(
             "{:<6} {:>6} {:>12.1} {:>10.1} {:>12.1} {:>10.1} {:>10.1}{}",
             m.dir,
             m.move_score,
@@ -473,24 +486,26 @@ fn show(a: ShowArgs) -> anyhow::Result<()> {
     if a.json {
         return print_json(&report);
     }
-    println!("{board}\n");
-    println!("hex         {}", report.hex);
-    println!("one line    {}", report.grid);
-    println!(
+    outln!("{board}\n");
+    outln!("hex         {}", report.hex);
+    outln!("one line    {}", report.grid);
+    outln!(
         "empty {}, max tile {}, tile sum {}",
-        report.empty, report.max_tile, report.tile_sum
+        report.empty,
+        report.max_tile,
+        report.tile_sum
     );
     if report.game_over {
-        println!("game over: no legal move");
+        outln!("game over: no legal move");
     }
     for m in &report.moves {
         if m.overflow {
-            println!(
+            outln!(
                 "{:<6} would merge two 32768 tiles (not representable)",
                 m.dir
             );
         } else {
-            println!("{:<6} +{:<6} {}", m.dir, m.score, m.board);
+            outln!("{:<6} +{:<6} {}", m.dir, m.score, m.board);
         }
     }
     Ok(())
@@ -552,6 +567,14 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
             out_dir.display()
         )));
     }
+    crate::files::check_output(&a.out)?;
+    if a.resume.is_none() && !a.force && a.out.exists() {
+        return Err(input_error(format!(
+            "--out {} already exists (an earlier training, or its checkpoint); continue it with \
+             --resume {0}, or replace it with --force",
+            a.out.display()
+        )));
+    }
     let mut net = match &a.resume {
         Some(path) => {
             let net = load_network(path, "--resume")?;
@@ -589,7 +612,7 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
         block: a.block,
     };
     if !a.json {
-        println!(
+        outln!(
             "training {} games ({} to go) of {} tuples ({} weights), alpha {}, seed {seed}, {threads} threads",
             a.games,
             config.games,
@@ -607,7 +630,7 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
     let summary = train(&mut net, &config, &|n| bar.inc(n), &mut |b, net| {
         bar.set_message(format!("mean {:.0} (last block)", b.mean_score));
         if !a.json {
-            bar.suspend(|| println!("{}", block_line(b)));
+            bar.suspend(|| outln!("{}", block_line(b)));
         }
         if let Some(k) = a.checkpoint_every
             && b.games / k > (b.games - b.block_games) / k
@@ -636,7 +659,7 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
     if a.json {
         return print_json(&report);
     }
-    println!(
+    outln!(
         "{} games in {:.1} s: {:.0} moves/s; wrote {} ({}, {} training games)",
         report.games_this_run,
         report.seconds,

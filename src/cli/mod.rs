@@ -3,6 +3,8 @@
 //! Exit codes: 0 success; 1 a failure while computing (a lost GPU, an I/O error); 2 bad input
 //! (clap's usage errors and ours alike: a malformed board, an impossible setting).
 
+#[macro_use]
+pub(crate) mod output;
 mod bearoff;
 mod bench;
 mod devices;
@@ -92,8 +94,11 @@ pub fn input_error(e: impl std::fmt::Display) -> anyhow::Error {
 }
 
 fn is_input_error(e: &anyhow::Error) -> bool {
-    e.chain()
-        .any(|c| c.is::<InputError>() || c.is::<crate::game2048::text::BoardParseError>())
+    e.chain().any(|c| {
+        c.is::<InputError>()
+            || c.is::<crate::files::InputFileError>()
+            || c.is::<crate::game2048::text::BoardParseError>()
+    })
 }
 
 /// Runs the command line; the binary's whole `main`.
@@ -106,11 +111,17 @@ pub fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
+    let done = run(cli);
+    let out = output::finish();
+    match (done, out) {
+        (Ok(()), Ok(())) => ExitCode::SUCCESS,
+        (Err(e), _) => {
             eprintln!("rollsim: error: {e:#}");
             ExitCode::from(if is_input_error(&e) { 2 } else { 1 })
+        }
+        (Ok(()), Err(e)) => {
+            eprintln!("rollsim: error: writing standard output: {e}");
+            ExitCode::from(1)
         }
     }
 }
@@ -127,7 +138,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 
 /// Prints `value` as one line of JSON on stdout.
 fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
-    println!("{}", serde_json::to_string(value)?);
+    outln!("{}", serde_json::to_string(value)?);
     Ok(())
 }
 

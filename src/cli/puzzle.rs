@@ -411,8 +411,8 @@ fn solve(a: SolveArgs) -> anyhow::Result<()> {
     let boards = match (&a.board, &a.file) {
         (Some(text), _) => vec![parse_board(text)?],
         (None, Some(path)) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| input_error(format!("cannot read {}: {e}", path.display())))?;
+            // One board a line: a gigabyte is tens of millions of boards.
+            let text = crate::files::read_input_text(path, 1 << 30)?;
             let mut boards = Vec::new();
             for (i, line) in text.lines().enumerate() {
                 let line = line.trim();
@@ -445,8 +445,8 @@ fn solve(a: SolveArgs) -> anyhow::Result<()> {
         });
     }
     if let [(r, b)] = &results.iter().zip(&boards).collect::<Vec<_>>()[..] {
-        println!("{b}\n");
-        println!("method    {}", method_name(&summary));
+        outln!("{b}\n");
+        outln!("method    {}", method_name(&summary));
         match (&r.length, &r.moves) {
             (Some(len), Some(m)) => {
                 let mut line = format!("{len} moves");
@@ -458,21 +458,19 @@ fn solve(a: SolveArgs) -> anyhow::Result<()> {
                 if solvers.method == Method::Optimal {
                     line += ", optimal";
                 }
-                println!("length    {line}");
-                println!("moves     {}", if m.is_empty() { "-" } else { m });
-                println!(
-                    "          (the directions the blank moves: U up, D down, L left, R right)"
-                );
+                outln!("length    {line}");
+                outln!("moves     {}", if m.is_empty() { "-" } else { m });
+                outln!("          (the directions the blank moves: U up, D down, L left, R right)");
             }
-            _ => println!(
+            _ => outln!(
                 "unsolved  the node limit ({}) was reached first",
                 solvers.node_limit
             ),
         }
         if let Some(n) = r.nodes {
-            println!("nodes     {n}");
+            outln!("nodes     {n}");
         }
-        println!(
+        outln!(
             "checked   {}",
             if summary.verified {
                 "yes: replayed, every move legal, ends at the goal"
@@ -480,16 +478,16 @@ fn solve(a: SolveArgs) -> anyhow::Result<()> {
                 "no (--no-verify)"
             }
         );
-        println!("time      {:.4} s", r.seconds);
+        outln!("time      {:.4} s", r.seconds);
         return Ok(());
     }
     for r in &results {
         match (&r.length, &r.moves) {
-            (Some(len), Some(m)) => println!("{} {len:>3} {m}", r.board),
-            _ => println!("{}   - unsolved within the node limit", r.board),
+            (Some(len), Some(m)) => outln!("{} {len:>3} {m}", r.board),
+            _ => outln!("{}   - unsolved within the node limit", r.board),
         }
     }
-    println!();
+    outln!();
     print_summary(&summary);
     Ok(())
 }
@@ -512,9 +510,9 @@ fn method_name(s: &Summary) -> String {
 }
 
 fn print_summary(s: &Summary) {
-    println!("method    {}", method_name(s));
+    outln!("method    {}", method_name(s));
     let seed = s.seed.map(|x| format!(" (seed {x})")).unwrap_or_default();
-    println!(
+    outln!(
         "boards    {}{seed}, solved {} ({:.2}%){}",
         s.boards,
         s.solved,
@@ -527,23 +525,26 @@ fn print_summary(s: &Summary) {
     );
     match (s.moves.mean, s.moves.max, s.moves.min) {
         (Some(mean), Some(max), Some(min)) => {
-            println!("moves     mean {mean:.2}, max {max}, min {min}")
+            outln!("moves     mean {mean:.2}, max {max}, min {min}")
         }
-        _ => println!("moves     -"),
+        _ => outln!("moves     -"),
     }
     if let Some(st) = &s.stages {
         let parts: Vec<String> = STAGES.iter().map(|k| format!("{k} {:.2}", st[k])).collect();
-        println!("stages    {}", parts.join(", "));
+        outln!("stages    {}", parts.join(", "));
     }
     if let Some(n) = s.nodes_mean {
-        println!("nodes     mean {n:.0} per board");
+        outln!("nodes     mean {n:.0} per board");
     }
     if let Some(p) = s.pdb_seconds {
-        println!("databases {p:.2} s to load or build");
+        outln!("databases {p:.2} s to load or build");
     }
-    println!(
+    outln!(
         "speed     {:.3} s on {} threads: {:.1} boards/s, {:.6} s per board (one thread)",
-        s.seconds, s.threads, s.boards_per_s, s.seconds_per_board
+        s.seconds,
+        s.threads,
+        s.boards_per_s,
+        s.seconds_per_board
     );
 }
 

@@ -231,12 +231,15 @@ pub struct ResultsFile {
     pub truncated: bool,
 }
 
+/// The largest results file read: a record is a few hundred bytes, so this is millions of
+/// games, and the file is read whole.
+const MAX_RESULTS_BYTES: u64 = 4 << 30;
+
 /// Reads a results file. An unterminated last line that does not parse is an interrupted write
 /// and is dropped; any other bad line is an error. The records must belong to the header's
 /// sweep and shard, each once.
 pub fn read_results(path: &Path) -> anyhow::Result<ResultsFile> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    let text = crate::files::read_input_text(path, MAX_RESULTS_BYTES)?;
     parse_results(&text).map_err(|e| match e.downcast::<ExperimentError>() {
         Ok(ExperimentError(m)) => bad(format!("{}: {m}", path.display())),
         Err(e) => e,
@@ -439,6 +442,17 @@ pub fn canonical_text(header: &Header, records: &[Record]) -> String {
 pub fn merge(out: &Path, inputs: &[PathBuf]) -> anyhow::Result<usize> {
     if inputs.is_empty() {
         return Err(bad("merge needs at least one results file"));
+    }
+    // The output is written over: it must not be one of the files it is made from.
+    if let Ok(o) = std::fs::canonicalize(out)
+        && let Some(p) = inputs
+            .iter()
+            .find(|p| std::fs::canonicalize(p).is_ok_and(|p| p == o))
+    {
+        return Err(bad(format!(
+            "{} is both the output and an input of the merge; give another output file",
+            p.display()
+        )));
     }
     let mut header: Option<(Header, &Path)> = None;
     let mut owner: BTreeMap<(u32, u32), &Path> = BTreeMap::new();

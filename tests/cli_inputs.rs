@@ -1,0 +1,158 @@
+//! One exit-code policy for the files a user names: every input that cannot be used (missing,
+//! a directory, a device such as /dev/zero, foreign bytes) and every output that cannot go
+//! where it is named is bad input, exit 2, with a message naming the path, before any work.
+
+mod common;
+
+use common::*;
+
+/// Every command that reads a file, with `F` where the file goes.
+const READERS: &[&[&str]] = &[
+    &["bearoff", "query", "F", "0,0,0,0,0,1"],
+    &["bearoff", "verify", "F"],
+    &["bearoff", "compare", "F", "F"],
+    &["bearoff", "extract", "F", "--checkers", "2", "--out", "OUT"],
+    &["2048", "experiment", "--report", "F"],
+    &["2048", "merge", "OUT", "F"],
+    &["puzzle", "solve", "--file", "F", "--method", "loop"],
+    &[
+        "2048",
+        "play",
+        "--player",
+        "ntuple",
+        "--weights",
+        "F",
+        "--games",
+        "1",
+    ],
+    &[
+        "2048", "train", "--resume", "F", "--out", "OUT", "--games", "10",
+    ],
+    &["bench", "compare", "F", "F"],
+];
+
+#[test]
+fn unusable_input_files_are_bad_input_in_every_command() {
+    let dir = TempDir::new("inputs");
+    let garbage = dir.file("garbage");
+    std::fs::write(&garbage, [0xff, 0xfe, 0x00, 0x80, 0x13, 0x37].repeat(100)).unwrap();
+    let missing = dir.file("missing");
+    let out = dir.file("out");
+    let mut files = vec![
+        missing.clone(),
+        dir.0.to_str().unwrap().to_string(),
+        garbage,
+    ];
+    if std::path::Path::new("/dev/zero").exists() {
+        files.push("/dev/zero".to_string());
+    }
+    for file in &files {
+        for cmd in READERS {
+            let args: Vec<&str> = cmd
+                .iter()
+                .map(|&a| match a {
+                    "F" => file.as_str(),
+                    "OUT" => out.as_str(),
+                    a => a,
+                })
+                .collect();
+            let got = rollsim(&args);
+            let err = String::from_utf8_lossy(&got.stderr);
+            assert_eq!(got.status.code(), Some(2), "{args:?}: {err}");
+            assert!(
+                err.contains(file.as_str()) && !err.contains("panicked"),
+                "{args:?}: {err}"
+            );
+        }
+    }
+}
+
+#[test]
+fn outputs_that_cannot_be_written_are_refused_before_any_work() {
+    let dir = TempDir::new("outputs");
+    let file = dir.file("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let below_file = format!("{file}/out");
+    let a_dir = dir.0.to_str().unwrap().to_string();
+    for out in [&a_dir, &below_file] {
+        for args in [
+            &[
+                "bearoff",
+                "build",
+                "--points",
+                "6",
+                "--checkers",
+                "15",
+                "--out",
+                out,
+            ][..],
+            &["bench", "--out", out, "--quick"][..],
+            &["2048", "train", "--games", "10", "--out", out][..],
+            &[
+                "2048",
+                "experiment",
+                "--out",
+                out,
+                "--rollouts",
+                "1",
+                "--games",
+                "1",
+                "--seed",
+                "1",
+            ][..],
+        ] {
+            let got = rollsim(args);
+            let err = String::from_utf8_lossy(&got.stderr);
+            assert_eq!(got.status.code(), Some(2), "{args:?}: {err}");
+            assert!(err.contains(out.as_str()), "{args:?}: {err}");
+        }
+    }
+}
+
+#[test]
+fn merge_refuses_to_write_over_one_of_its_inputs() {
+    let dir = TempDir::new("merge-self");
+    let shard = dir.file("s0.jsonl");
+    let run = rollsim(&[
+        "2048",
+        "experiment",
+        "--out",
+        &shard,
+        "--rollouts",
+        "1",
+        "--games",
+        "2",
+        "--seed",
+        "1",
+        "--shard",
+        "0/2",
+        "--backend",
+        "cpu",
+        "-q",
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let before = std::fs::read(&shard).unwrap();
+    assert_input_error(
+        &["2048", "merge", &shard, &shard],
+        "both the output and an input",
+    );
+    assert_eq!(std::fs::read(&shard).unwrap(), before);
+}
+
+#[test]
+fn train_does_not_replace_a_network_without_being_told() {
+    let dir = TempDir::new("train-force");
+    let net = dir.file("n.bin");
+    std::fs::write(&net, "an earlier network").unwrap();
+    assert_input_error(
+        &[
+            "2048", "train", "--tuples", "small", "--games", "10", "--out", &net,
+        ],
+        "--resume",
+    );
+    assert_eq!(std::fs::read(&net).unwrap(), b"an earlier network");
+}
