@@ -71,3 +71,57 @@ pub fn return_freed_memory() {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
     }
 }
+
+/// Bytes shown to a person: `12.3 GB`, `1.5 EB`.
+pub fn human(bytes: u64) -> String {
+    let b = bytes as f64;
+    for (scale, unit) in [(1e18, "EB"), (1e15, "PB"), (1e12, "TB"), (1e9, "GB")] {
+        if b >= scale {
+            return format!("{:.1} {unit}", b / scale);
+        }
+    }
+    if b >= 1e6 {
+        format!("{:.0} MB", b / 1e6)
+    } else {
+        format!("{:.0} kB", b / 1e3)
+    }
+}
+
+/// Memory this process may still take: the kernel's MemAvailable, or less where a cgroup
+/// limits the process.
+pub fn memory_available() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let available = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))
+        .and_then(|v| v.trim().strip_suffix("kB"))
+        .and_then(|v| v.trim().parse::<u64>().ok())?
+        * 1024;
+    let cgroup = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
+        .ok()
+        .and_then(|m| m.trim().parse::<u64>().ok())
+        .map(|limit| {
+            let used = std::fs::read_to_string("/sys/fs/cgroup/memory.current")
+                .ok()
+                .and_then(|c| c.trim().parse::<u64>().ok())
+                .unwrap_or(0);
+            limit.saturating_sub(used)
+        });
+    Some(cgroup.map_or(available, |c| c.min(available)))
+}
+
+/// Refuses, before anything is allocated, a job of `items` that hold about `bytes_each` of
+/// memory each when together they need more than the machine has: the message names the need
+/// and what is available.
+pub fn check_fits(what: &str, items: u64, bytes_each: u64) -> Result<(), String> {
+    let need = items.saturating_mul(bytes_each);
+    match memory_available() {
+        Some(m) if need > m => Err(format!(
+            "{what} would hold about {} in memory ({items} x {bytes_each} bytes), but {} is \
+             available",
+            human(need),
+            human(m)
+        )),
+        _ => Ok(()),
+    }
+}

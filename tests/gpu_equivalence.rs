@@ -13,6 +13,7 @@ fn gpu_engine(test: &str) -> Option<GpuRolloutEngine> {
 
 fn config(games: u32, seed: u64, rollouts: u32, objective: Objective) -> PlayConfig {
     PlayConfig {
+        first: 0,
         player: PlayerKind::Mc,
         games,
         seed,
@@ -138,6 +139,7 @@ fn greedy_network_games_are_identical_with_gpu_lookups() {
     }
     let net = Arc::new(net);
     let config = PlayConfig {
+        first: 0,
         player: PlayerKind::Ntuple,
         games: 12,
         seed: 4,

@@ -7,6 +7,7 @@ use super::columns::{CellKind, Moves, Window, sweep_bytes};
 use super::columns_gpu::{Limits, device_layout};
 use super::position::Space;
 use super::table::{Layout, Section};
+use crate::memory::memory_available;
 
 /// How values are stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -195,44 +196,6 @@ fn fits(bytes: u64, available: Option<u64>) -> bool {
     available.is_none_or(|a| bytes.saturating_add(HEADROOM_BYTES) <= a)
 }
 
-/// Bytes shown to a person: `12.3 GB`, `1.5 EB`.
-pub fn human(bytes: u64) -> String {
-    let b = bytes as f64;
-    for (scale, unit) in [(1e18, "EB"), (1e15, "PB"), (1e12, "TB"), (1e9, "GB")] {
-        if b >= scale {
-            return format!("{:.1} {unit}", b / scale);
-        }
-    }
-    if b >= 1e6 {
-        format!("{:.0} MB", b / 1e6)
-    } else {
-        format!("{:.0} kB", b / 1e3)
-    }
-}
-
-/// Memory this process may still take: the kernel's MemAvailable, or less where a cgroup
-/// limits the process.
-pub fn memory_available() -> Option<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let available = meminfo
-        .lines()
-        .find_map(|l| l.strip_prefix("MemAvailable:"))
-        .and_then(|v| v.trim().strip_suffix("kB"))
-        .and_then(|v| v.trim().parse::<u64>().ok())?
-        * 1024;
-    let cgroup = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
-        .ok()
-        .and_then(|m| m.trim().parse::<u64>().ok())
-        .map(|limit| {
-            let used = std::fs::read_to_string("/sys/fs/cgroup/memory.current")
-                .ok()
-                .and_then(|c| c.trim().parse::<u64>().ok())
-                .unwrap_or(0);
-            limit.saturating_sub(used)
-        });
-    Some(cgroup.map_or(available, |c| c.min(available)))
-}
-
 /// Free bytes on the file system holding `dir` (or its nearest existing parent).
 pub fn disk_available(dir: &Path) -> Option<u64> {
     #[cfg(unix)]
@@ -264,6 +227,7 @@ pub fn disk_available(dir: &Path) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::memory::human;
 
     #[test]
     fn sizes_read_as_people_write_them() {

@@ -19,12 +19,13 @@ use crate::bearoff::format::{
 use crate::bearoff::one_sided::{
     Fixed31, PIPS_PER_ROLL, has_first_off, mean_sd, race_win_probability, sweep_bytes,
 };
-use crate::bearoff::plan::{HEADROOM_BYTES, Plan, Precision, human, memory_available};
+use crate::bearoff::plan::{HEADROOM_BYTES, Plan, Precision};
 use crate::bearoff::table::{Equities, Progress, Table as TwoSidedTable, is_table, partial_path};
 use crate::bearoff::{OneSided, Space};
 use crate::files::{parent_dir, write_atomically};
 use crate::gpu::bearoff::solve_one_sided;
 use crate::gpu::{Backend, Gpu, GpuError};
+use crate::memory::{human, memory_available};
 
 #[derive(Subcommand, Debug)]
 pub enum Command {

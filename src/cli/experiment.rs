@@ -95,7 +95,7 @@ pub fn experiment(a: ExperimentArgs) -> anyhow::Result<()> {
         );
     }
     let pending = results.pending(&header);
-    let total: usize = pending.iter().map(|(_, g)| g.len()).sum();
+    let total: u64 = pending.iter().map(|&(_, g)| g).sum();
     if results.resumed && !a.json && !a.quiet {
         eprintln!(
             "rollsim: {}: resuming, {} games done, {total} to play",
@@ -105,7 +105,7 @@ pub fn experiment(a: ExperimentArgs) -> anyhow::Result<()> {
     }
     if total > 0 {
         let mut engine = rollout_engine(a.compute.backend)?;
-        let bar = progress_bar_with_message(total as u64, "games", a.quiet);
+        let bar = progress_bar_with_message(total, "games", a.quiet);
         experiment::run(
             &header,
             &mut results,

@@ -10,7 +10,7 @@ use super::experiment::{ExperimentArgs, MergeArgs};
 use super::{ComputeArgs, input_error, print_json, progress_bar};
 use crate::game2048::ntuple::{small_tuples, standard_tuples};
 use crate::game2048::play::{
-    Candidate, best_candidate, evaluate_games, play_batch, play_expectimax_lockstep,
+    Candidate, Tally, best_candidate, evaluate_games, play_batch, play_expectimax_lockstep,
     play_greedy_lockstep,
 };
 use crate::game2048::train::{BlockStats, TrainConfig, train};
@@ -208,6 +208,7 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
     };
     let seed = a.seed.unwrap_or_else(rand::random);
     let config = PlayConfig {
+        first: 0,
         player: a.player,
         games: a.games,
         seed,
@@ -224,31 +225,47 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
         }
     };
     let bar = progress_bar(u64::from(a.games), "games", a.quiet);
-    // Network players on a GPU: all games in flight, one lookup dispatch per step for every
-    // afterstate (greedy) or every leaf (expectimax) they need.
+    // Network players on a GPU: all games of a block in flight, one lookup dispatch per step
+    // for every afterstate (greedy) or every leaf (expectimax) they need.
     let gpu = match &config.network {
         Some(_) => Gpu::for_backend(a.compute.backend)?,
         None => None,
     };
-    let (played, backend, adapter) = match (gpu, &config.network) {
-        (Some(g), Some(net)) => {
-            let mut lookups = GpuNetwork::new(g, net)?;
-            let mut values = |boards: &[Board]| Ok(lookups.values(boards)?);
-            let played = if a.player == PlayerKind::Expectimax && config.depth > 1 {
-                play_expectimax_lockstep(&config, &mut values, &|n| bar.inc(n))?
-            } else {
-                play_greedy_lockstep(&config, &mut values, &|n| bar.inc(n))?
-            };
-            (played, "gpu", Some(g.adapter.name.clone()))
-        }
-        _ => (
-            play_batch(&config, engine.as_mut(), &|n| bar.inc(n))?,
-            engine.backend(),
-            engine.adapter(),
-        ),
+    let mut lookups = match (gpu, &config.network) {
+        (Some(g), Some(net)) => Some(GpuNetwork::new(g, net)?),
+        _ => None,
     };
+    let (backend, adapter) = match (gpu, &lookups) {
+        (Some(g), Some(_)) => ("gpu", Some(g.adapter.name.clone())),
+        _ => (engine.backend(), engine.adapter()),
+    };
+    // Blocks of games, each tallied as it ends: memory does not grow with --games. A block
+    // is large enough to keep a GPU's batches full.
+    const BLOCK: u32 = 1 << 16;
+    let start = std::time::Instant::now();
+    let mut tally = Tally::default();
+    for first in (0..a.games).step_by(BLOCK as usize) {
+        let block = PlayConfig {
+            first,
+            games: BLOCK.min(a.games - first),
+            ..config.clone()
+        };
+        let played = match &mut lookups {
+            Some(lookups) => {
+                let mut values = |boards: &[Board]| Ok(lookups.values(boards)?);
+                if a.player == PlayerKind::Expectimax && config.depth > 1 {
+                    play_expectimax_lockstep(&block, &mut values, &|n| bar.inc(n))?
+                } else {
+                    play_greedy_lockstep(&block, &mut values, &|n| bar.inc(n))?
+                }
+            }
+            None => play_batch(&block, engine.as_mut(), &|n| bar.inc(n))?,
+        };
+        tally.add(&played);
+    }
+    let seconds = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
-    let report = Report::new(&config, &played, backend.into(), adapter);
+    let report = Report::new(&config, &tally, seconds, backend.into(), adapter);
     if a.json {
         return print_json(&report);
     }

@@ -551,6 +551,9 @@ fn print_summary(s: &Summary) {
 fn bench(a: BenchArgs) -> anyhow::Result<()> {
     a.solver.compute.cpu_only("the 15-puzzle solvers")?;
     let seed = a.seed.unwrap_or_else(rand::random);
+    // Each board is kept with its result (its text, solution and stage counts): under 1 kB.
+    crate::memory::check_fits("puzzle bench --count", u64::from(a.count), 1024)
+        .map_err(input_error)?;
     let boards: Vec<Board> = (0..a.count)
         .into_par_iter()
         .map(|i| random_board(seed, i, 4))

@@ -48,6 +48,20 @@ impl Shard {
     pub fn contains(self, game: u32) -> bool {
         game % self.count == self.index
     }
+
+    /// How many of games `0..games` the shard holds, without counting them one by one (a
+    /// header may name four billion games).
+    pub fn games_in(self, games: u32) -> u64 {
+        u64::from(games / self.count) + u64::from(games % self.count > self.index)
+    }
+
+    /// The shard's games in `range`, ascending.
+    pub fn games(self, range: std::ops::Range<u32>) -> impl Iterator<Item = u32> {
+        let first = range
+            .start
+            .saturating_add((self.index + self.count - range.start % self.count) % self.count);
+        (first..range.end).step_by(self.count as usize)
+    }
 }
 
 impl fmt::Display for Shard {
@@ -174,11 +188,9 @@ impl Header {
 
     /// Every (N, game) of this shard, in play order.
     pub fn games_of_shard(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
-        self.rollouts.iter().flat_map(move |&n| {
-            (0..self.games)
-                .filter(move |&g| self.shard.contains(g))
-                .map(move |g| (n, g))
-        })
+        self.rollouts
+            .iter()
+            .flat_map(move |&n| self.shard.games(0..self.games).map(move |g| (n, g)))
     }
 }
 
@@ -373,21 +385,22 @@ impl Results {
     }
 
     /// The games of `header`'s shard still to play, per sweep point in order.
-    pub fn pending(&self, header: &Header) -> Vec<(u32, Vec<u32>)> {
-        let done: BTreeSet<(u32, u32)> = self.done.iter().map(|r| (r.n, r.game)).collect();
+    pub fn pending(&self, header: &Header) -> Vec<(u32, u64)> {
         header
             .rollouts
             .iter()
             .map(|&n| {
-                let games = (0..header.games)
-                    .filter(|&g| header.shard.contains(g) && !done.contains(&(n, g)))
-                    .collect();
-                (n, games)
+                let done = self.done.iter().filter(|r| r.n == n).count() as u64;
+                (n, header.shard.games_in(header.games) - done)
             })
-            .filter(|(_, g): &(u32, Vec<u32>)| !g.is_empty())
+            .filter(|&(_, g)| g > 0)
             .collect()
     }
 }
+
+/// Games played in flight together: a block at a time, so that memory does not grow with the
+/// header's games, and enough to keep a GPU's batches full.
+const BLOCK: u32 = 1 << 16;
 
 /// Plays every game of `header`'s shard missing from the results file at `path`, one sweep
 /// point after another, each point's games in lockstep, appending each step's finished games.
@@ -401,22 +414,34 @@ pub fn run(
     finished: &dyn Fn(u64),
 ) -> anyhow::Result<u64> {
     let mut rollouts = 0;
-    for (n, games) in results.pending(header) {
-        point(n, games.len());
-        let (_, r) = play_mc_games(
-            engine,
-            header.seed,
-            &games,
-            n,
-            header.objective,
-            &mut |ended| {
-                let records: Vec<Record> = ended.iter().map(|g| Record::of(n, g)).collect();
-                results.append(&records)?;
-                finished(records.len() as u64);
-                Ok(())
-            },
-        )?;
-        rollouts += r;
+    let done: BTreeSet<(u32, u32)> = results.done.iter().map(|r| (r.n, r.game)).collect();
+    for (n, count) in results.pending(header) {
+        point(n, count as usize);
+        for first in (0..header.games).step_by(BLOCK as usize) {
+            let end = first.saturating_add(BLOCK).min(header.games);
+            let games: Vec<u32> = header
+                .shard
+                .games(first..end)
+                .filter(|&g| !done.contains(&(n, g)))
+                .collect();
+            if games.is_empty() {
+                continue;
+            }
+            let (_, r) = play_mc_games(
+                engine,
+                header.seed,
+                &games,
+                n,
+                header.objective,
+                &mut |ended| {
+                    let records: Vec<Record> = ended.iter().map(|g| Record::of(n, g)).collect();
+                    results.append(&records)?;
+                    finished(records.len() as u64);
+                    Ok(())
+                },
+            )?;
+            rollouts += r;
+        }
     }
     Ok(rollouts)
 }
@@ -496,22 +521,20 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> anyhow::Result<usize> {
         shard: Shard::ALL,
         ..header.clone()
     };
-    let missing: Vec<(u32, u32)> = all
-        .games_of_shard()
-        .filter(|k| !owner.contains_key(k))
-        .collect();
-    if !missing.is_empty() {
-        let shown: Vec<String> = missing
-            .iter()
+    // Counted, not listed: a header may name four billion games.
+    let expected = all.rollouts.len() as u64 * u64::from(all.games);
+    let missing = expected - owner.len() as u64;
+    if missing > 0 {
+        let shown: Vec<String> = all
+            .games_of_shard()
+            .filter(|k| !owner.contains_key(k))
             .take(20)
             .map(|(n, g)| format!("game {g} at {n} rollouts"))
             .collect();
         return Err(bad(format!(
-            "{} of {} games are missing (a shard not given, or not finished): {}{}",
-            missing.len(),
-            all.games_of_shard().count(),
+            "{missing} of {expected} games are missing (a shard not given, or not finished): {}{}",
             shown.join(", "),
-            if missing.len() > shown.len() {
+            if missing > shown.len() as u64 {
                 ", …"
             } else {
                 ""
@@ -648,7 +671,7 @@ pub fn summarize(f: &ResultsFile) -> Summary {
             Some(Point {
                 rollouts: n,
                 games,
-                expected: (0..h.games).filter(|&g| h.shard.contains(g)).count() as u64,
+                expected: h.shard.games_in(h.games),
                 score: ScoreSummary {
                     mean,
                     mean_ci95,
@@ -674,7 +697,7 @@ pub fn summarize(f: &ResultsFile) -> Summary {
             })
         })
         .collect();
-    let complete = f.records.len() == h.games_of_shard().count();
+    let complete = f.records.len() as u64 == h.rollouts.len() as u64 * h.shard.games_in(h.games);
     Summary {
         seed: h.seed,
         objective: h.objective,
@@ -731,6 +754,24 @@ pub fn write_csv(results: &Path, summary: &Summary) -> anyhow::Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shard_games_are_counted_and_stepped_without_scanning() {
+        for (index, count) in [(0, 1), (0, 3), (2, 3), (4, 5)] {
+            let shard = Shard { index, count };
+            for games in [0, 1, 2, 3, 7, 10, 11] {
+                let want: Vec<u32> = (0..games).filter(|&g| shard.contains(g)).collect();
+                assert_eq!(shard.games_in(games), want.len() as u64);
+                assert_eq!(shard.games(0..games).collect::<Vec<_>>(), want);
+                let mid: Vec<u32> = (3..games).filter(|&g| shard.contains(g)).collect();
+                assert_eq!(shard.games(3..games.max(3)).collect::<Vec<_>>(), mid);
+            }
+        }
+        assert_eq!(
+            Shard { index: 1, count: 2 }.games_in(u32::MAX),
+            (1 << 31) - 1
+        );
+    }
     use crate::game2048::CpuEngine;
 
     fn close(a: f64, b: f64) -> bool {

@@ -209,6 +209,9 @@ pub enum PlayerKind {
 #[derive(Clone, Debug)]
 pub struct PlayConfig {
     pub player: PlayerKind,
+    /// The games played: `games` of them from index `first` (each game is the same whichever
+    /// batch plays it).
+    pub first: u32,
     pub games: u32,
     pub seed: u64,
     pub rollouts: u32,
@@ -217,6 +220,13 @@ pub struct PlayConfig {
     pub network: Option<Arc<Network>>,
     /// Expectimax search depth in moves (1 = greedy).
     pub depth: u32,
+}
+
+impl PlayConfig {
+    /// The indices of the games played.
+    pub fn indices(&self) -> std::ops::Range<u32> {
+        self.first..self.first + self.games
+    }
 }
 
 /// The greedy one-ply choice of a network: the legal move with the largest
@@ -330,7 +340,8 @@ fn play_lockstep(
     progress: &(dyn Fn(u64) + Sync),
 ) -> anyhow::Result<Played> {
     let start = Instant::now();
-    let mut games: Vec<Game> = (0..config.games)
+    let mut games: Vec<Game> = config
+        .indices()
         .map(|i| Game::new(config.seed, i))
         .collect();
     lockstep(&mut games, choose, &mut |ended| {
@@ -634,7 +645,8 @@ pub fn play_batch(
     progress: &(dyn Fn(u64) + Sync),
 ) -> anyhow::Result<Played> {
     let start = Instant::now();
-    let mut games: Vec<Game> = (0..config.games)
+    let mut games: Vec<Game> = config
+        .indices()
         .map(|i| Game::new(config.seed, i))
         .collect();
     let mut rollouts = 0u64;
@@ -661,7 +673,7 @@ pub fn play_batch(
             });
         }
         PlayerKind::Mc => {
-            let indices: Vec<u32> = (0..config.games).collect();
+            let indices: Vec<u32> = config.indices().collect();
             (games, rollouts) = play_mc_games(
                 engine,
                 config.seed,
@@ -763,37 +775,96 @@ pub struct Report {
     pub rollouts_per_s: Option<f64>,
 }
 
-impl Report {
-    pub fn new(
-        config: &PlayConfig,
-        played: &Played,
-        backend: String,
-        adapter: Option<String>,
-    ) -> Report {
-        let games = &played.games;
-        let n = games.len().max(1) as f64;
-        let mut scores: Vec<u64> = games.iter().map(|g| g.score).collect();
-        scores.sort_unstable();
-        let mean = scores.iter().sum::<u64>() as f64 / n;
-        let median = match scores.len() {
-            0 => f64::NAN,
-            l if l % 2 == 1 => scores[l / 2] as f64,
-            l => (scores[l / 2 - 1] + scores[l / 2]) as f64 / 2.0,
+/// What a report needs of the games of a batch, gathered block by block, so that a batch of a
+/// billion games never holds a billion games: per score its games (distinct scores are far
+/// fewer than games), the tiles reached, the moves.
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    scores: BTreeMap<u64, u64>,
+    games: u64,
+    /// Games whose largest tile reached 2^(7 + k).
+    reach: [u64; 9],
+    overflow: u64,
+    moves: u64,
+    pub rollouts: u64,
+}
+
+impl Tally {
+    pub fn add(&mut self, played: &Played) {
+        for g in &played.games {
+            *self.scores.entry(g.score).or_default() += 1;
+            self.games += 1;
+            let top = g.board.max_exponent();
+            for (k, r) in self.reach.iter_mut().enumerate() {
+                *r += u64::from(usize::from(top) >= 7 + k);
+            }
+            self.overflow += u64::from(g.state == GameState::Overflow);
+            self.moves += u64::from(g.moves);
+        }
+        self.rollouts += played.rollouts;
+    }
+
+    /// Mean, median, extremes and sample standard deviation of the scores.
+    fn score_stats(&self) -> ScoreStats {
+        let n = self.games.max(1) as f64;
+        let total: u128 = self
+            .scores
+            .iter()
+            .map(|(&s, &c)| u128::from(s) * u128::from(c))
+            .sum();
+        let mean = total as f64 / n;
+        // The k-th score in ascending order (k from 0).
+        let kth = |k: u64| {
+            let mut seen = 0;
+            for (&s, &c) in &self.scores {
+                seen += c;
+                if seen > k {
+                    return s;
+                }
+            }
+            0
         };
-        let sd = if scores.len() > 1 {
-            let ss: f64 = scores.iter().map(|&s| (s as f64 - mean).powi(2)).sum();
+        let median = match self.games {
+            0 => f64::NAN,
+            g if g % 2 == 1 => kth(g / 2) as f64,
+            g => (kth(g / 2 - 1) + kth(g / 2)) as f64 / 2.0,
+        };
+        let sd = if self.games > 1 {
+            let ss: f64 = self
+                .scores
+                .iter()
+                .map(|(&s, &c)| c as f64 * (s as f64 - mean).powi(2))
+                .sum();
             (ss / (n - 1.0)).sqrt()
         } else {
             0.0
         };
-        let reach = (7..=15)
-            .map(|e| {
-                let hit = games.iter().filter(|g| g.board.max_exponent() >= e).count();
-                (1u32 << e, hit as f64 / n)
-            })
+        ScoreStats {
+            mean,
+            median,
+            max: self.scores.keys().next_back().copied().unwrap_or(0),
+            min: self.scores.keys().next().copied().unwrap_or(0),
+            sd,
+        }
+    }
+}
+
+impl Report {
+    pub fn new(
+        config: &PlayConfig,
+        tally: &Tally,
+        seconds: f64,
+        backend: String,
+        adapter: Option<String>,
+    ) -> Report {
+        let n = tally.games.max(1) as f64;
+        let reach = tally
+            .reach
+            .iter()
+            .enumerate()
+            .map(|(k, &hit)| (1u32 << (7 + k), hit as f64 / n))
             .collect();
-        let moves: u64 = games.iter().map(|g| u64::from(g.moves)).sum();
-        let secs = played.seconds.max(1e-9);
+        let secs = seconds.max(1e-9);
         let mc = config.player == PlayerKind::Mc;
         Report {
             player: config.player,
@@ -813,23 +884,14 @@ impl Report {
                     training_games: n.games(),
                 }),
             threads: rayon::current_num_threads(),
-            score: ScoreStats {
-                mean,
-                median,
-                max: scores.last().copied().unwrap_or(0),
-                min: scores.first().copied().unwrap_or(0),
-                sd,
-            },
+            score: tally.score_stats(),
             reach,
-            overflow_games: games
-                .iter()
-                .filter(|g| g.state == GameState::Overflow)
-                .count() as u32,
-            moves_per_game: moves as f64 / n,
-            seconds: played.seconds,
-            games_per_s: games.len() as f64 / secs,
-            moves_per_s: moves as f64 / secs,
-            rollouts_per_s: mc.then_some(played.rollouts as f64 / secs),
+            overflow_games: tally.overflow as u32,
+            moves_per_game: tally.moves as f64 / n,
+            seconds,
+            games_per_s: tally.games as f64 / secs,
+            moves_per_s: tally.moves as f64 / secs,
+            rollouts_per_s: mc.then_some(tally.rollouts as f64 / secs),
         }
     }
 }
@@ -841,6 +903,7 @@ mod tests {
 
     fn config(player: PlayerKind, games: u32, seed: u64) -> PlayConfig {
         PlayConfig {
+            first: 0,
             player,
             games,
             seed,
@@ -975,14 +1038,19 @@ mod tests {
             g.moves = 10;
         }
         games[0].board = "2048 0 0 0 / 0 0 0 0 / 0 0 0 0 / 0 0 0 0".parse().unwrap();
-        let played = Played {
-            games,
-            rollouts: 0,
-            seconds: 2.0,
-        };
+        // Tallied in two blocks, as a long batch is.
+        let mut tally = Tally::default();
+        for part in [&games[..1], &games[1..]] {
+            tally.add(&Played {
+                games: part.to_vec(),
+                rollouts: 0,
+                seconds: 1.0,
+            });
+        }
         let r = Report::new(
             &config(PlayerKind::Random, 4, 0),
-            &played,
+            &tally,
+            2.0,
             "cpu".into(),
             None,
         );
@@ -1019,6 +1087,7 @@ mod tests {
         // Every step plays a move in each running game; the last finds the last game over.
         let steps = |games: &[(Board, u64, u32)]| games.iter().map(|g| g.2).max().unwrap() + 1;
         let greedy = PlayConfig {
+            first: 0,
             network: Some(net.clone()),
             depth: 1,
             ..config(PlayerKind::Ntuple, 6, 5)
@@ -1027,6 +1096,7 @@ mod tests {
         assert_eq!(batched, network_games(PlayerKind::Ntuple, 1, 6, 5, 1));
         assert_eq!(calls.replace(0), steps(&batched));
         let deep = PlayConfig {
+            first: 0,
             network: Some(net.clone()),
             depth: 2,
             ..config(PlayerKind::Expectimax, 4, 5)
@@ -1044,6 +1114,7 @@ mod tests {
         threads: usize,
     ) -> Vec<(Board, u64, u32)> {
         let config = PlayConfig {
+            first: 0,
             player,
             games,
             seed,

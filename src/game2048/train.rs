@@ -253,6 +253,7 @@ pub(crate) mod tests {
 
     fn mean_score(player: PlayerKind, net: Option<Arc<Network>>, games: u32, depth: u32) -> f64 {
         let config = PlayConfig {
+            first: 0,
             player,
             games,
             seed: 99,
