@@ -478,3 +478,54 @@ fn bench_records_and_compares() {
     let out = rollsim(&["bench", "compare", a.to_str().unwrap(), "/nonexistent.json"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn flags_that_do_not_apply_are_refused() {
+    for (args, says) in [
+        (
+            &["2048", "play", "--rollouts", "10"][..],
+            "--rollouts and --objective are for --player mc",
+        ),
+        (&["2048", "play", "--objective", "tilesum"][..], "--player mc"),
+        (&["2048", "play", "--backend", "gpu"][..], "CPU threads"),
+        (
+            &["2048", "play", "--depth", "2"][..],
+            "--depth is for --player expectimax",
+        ),
+    ] {
+        assert_input_error(args, says);
+    }
+}
+
+#[test]
+fn negative_numbers_are_refused_by_the_option_they_were_given_to() {
+    for (args, says) in [
+        (
+            &["2048", "play", "--player", "mc", "--rollouts", "-10"][..],
+            "'-10' for '--rollouts",
+        ),
+        (&["2048", "play", "--seed", "-1"][..], "'-1' for '--seed"),
+        (
+            &["puzzle", "bench", "--count", "-5"][..],
+            "'-5' for '--count",
+        ),
+    ] {
+        let out = rollsim(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn probing_for_a_gpu_prints_nothing_of_the_drivers() {
+    // Mesa complains on stderr when XDG_RUNTIME_DIR is unset; rollsim gives it a private one.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rollsim"))
+        .args(["2048", "eval", "0x2000000000000011", "--rollouts", "4"])
+        .env_remove("XDG_RUNTIME_DIR")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("XDG_RUNTIME_DIR"), "{err}");
+}

@@ -53,12 +53,13 @@ pub struct PlayArgs {
     /// Number of games (played in flight together).
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
     games: u32,
-    /// Rollouts per legal move (mc).
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
-    rollouts: u32,
-    /// What the mc player maximises: the points gained, or the tile sum of the final board.
-    #[arg(long, value_enum, default_value_t = Objective::Score)]
-    objective: Objective,
+    /// Rollouts per legal move (mc; default 100).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    rollouts: Option<u32>,
+    /// What the mc player maximises: the points gained (default), or the tile sum of the final
+    /// board.
+    #[arg(long, value_enum)]
+    objective: Option<Objective>,
     /// Seed of every random choice (default: a random seed, printed in the report).
     #[arg(long)]
     seed: Option<u64>,
@@ -201,6 +202,17 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
     if a.depth.is_some() && a.player != PlayerKind::Expectimax {
         return Err(input_error("--depth is for --player expectimax"));
     }
+    if a.player != PlayerKind::Mc && (a.rollouts.is_some() || a.objective.is_some()) {
+        return Err(input_error(format!(
+            "--rollouts and --objective are for --player mc, not {player}"
+        )));
+    }
+    if a.player == PlayerKind::Random && a.compute.backend == crate::gpu::Backend::Gpu {
+        return Err(input_error(
+            "--player random plays on CPU threads (it has nothing for a GPU to do); --backend \
+             gpu is for mc, ntuple and expectimax",
+        ));
+    }
     a.compute.init_threads()?;
     let network = match &a.weights {
         Some(path) if uses_network => Some(Arc::new(load_network(path, "--weights")?)),
@@ -212,8 +224,8 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
         player: a.player,
         games: a.games,
         seed,
-        rollouts: a.rollouts,
-        objective: a.objective,
+        rollouts: a.rollouts.unwrap_or(100),
+        objective: a.objective.unwrap_or(Objective::Score),
         network,
         depth: a.depth.unwrap_or(2),
     };

@@ -15,6 +15,7 @@ mod puzzle;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches};
 
 use crate::gpu::Backend;
 
@@ -101,10 +102,28 @@ fn is_input_error(e: &anyhow::Error) -> bool {
     })
 }
 
+/// Lets every option that takes a value take a negative number, in every subcommand, so that
+/// `--rollouts -10` is refused by the option's own check ("invalid value '-10' for
+/// '--rollouts <ROLLOUTS>': 0 is not in 1..") instead of as an unknown argument `-10`.
+fn negative_numbers_are_values(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|a| {
+        if a.get_action().takes_values() {
+            a.allow_negative_numbers(true)
+        } else {
+            a
+        }
+    })
+    .mut_subcommands(negative_numbers_are_values)
+}
+
 /// Runs the command line; the binary's whole `main`.
 pub fn main() -> ExitCode {
     crate::memory::return_freed_memory();
-    let cli = match Cli::try_parse() {
+    crate::gpu::prepare_driver_environment();
+    let parsed = negative_numbers_are_values(Cli::command())
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();

@@ -102,6 +102,29 @@ fn summary(adapter: &wgpu::Adapter) -> AdapterSummary {
     }
 }
 
+/// Gives GPU drivers a private runtime directory when `XDG_RUNTIME_DIR` is unset, as in
+/// containers and CI: Mesa otherwise prints "XDG_RUNTIME_DIR is invalid or not set" twice on
+/// stderr at every probe. Call it at the start of `main`, before any thread starts: it sets an
+/// environment variable.
+pub fn prepare_driver_environment() {
+    #[cfg(unix)]
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+        // SAFETY: geteuid has no preconditions.
+        let uid = unsafe { libc::geteuid() };
+        let dir = std::env::temp_dir().join(format!("rollsim-runtime-{uid}"));
+        let _ = std::fs::DirBuilder::new().mode(0o700).create(&dir);
+        // Only a directory of our own that no one else can enter (XDG's rule).
+        let private = std::fs::symlink_metadata(&dir)
+            .is_ok_and(|m| m.is_dir() && m.uid() == uid && m.permissions().mode() & 0o077 == 0);
+        if private {
+            // SAFETY: called before any other thread exists (see above), so nothing reads the
+            // environment concurrently.
+            unsafe { std::env::set_var("XDG_RUNTIME_DIR", &dir) };
+        }
+    }
+}
+
 fn instance() -> wgpu::Instance {
     // Honours WGPU_BACKEND (and wgpu's other instance variables).
     wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
