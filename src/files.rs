@@ -72,6 +72,56 @@ pub fn read_input_text(path: &Path, max: u64) -> Result<String, InputFileError> 
     })
 }
 
+/// An exclusive claim on writing a file, held until dropped, so that two processes (a retried
+/// job whose first try still runs, say) never write one file: a lock on `.NAME.lock` beside
+/// it, which holds the owner's pid. The lock file is left in place: removing it would let a
+/// third process lock a new one while a second still holds the old.
+pub struct WriteLock {
+    _file: File,
+}
+
+/// Claims `path` for writing (see [`WriteLock`]), or says which process holds it.
+pub fn lock_for_writing(path: &Path) -> Result<WriteLock, InputFileError> {
+    let (name, dir) = name_and_dir(path).map_err(|e| InputFileError::new(path, e))?;
+    fs::create_dir_all(dir).map_err(|e| InputFileError::new(path, e))?;
+    let lock = dir.join(format!(".{}.lock", name.to_string_lossy()));
+    let mut file = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&lock)
+        .map_err(|e| InputFileError::new(&lock, e))?;
+    match file.try_lock() {
+        Ok(()) => {
+            let pid = std::process::id().to_string();
+            // The pid is for the message of a process that finds the file locked.
+            let _ = file
+                .set_len(0)
+                .and_then(|()| file.write_all(pid.as_bytes()));
+            Ok(WriteLock { _file: file })
+        }
+        Err(fs::TryLockError::WouldBlock) => {
+            let mut pid = String::new();
+            let _ = file.read_to_string(&mut pid);
+            let pid = pid.trim();
+            Err(InputFileError::new(
+                path,
+                format!(
+                    "is being written by another process{}; wait for it to end, or give \
+                     another file",
+                    if pid.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (pid {pid})")
+                    }
+                ),
+            ))
+        }
+        Err(fs::TryLockError::Error(e)) => Err(InputFileError::new(&lock, e)),
+    }
+}
+
 /// Checks, before any work, that an output file can go where it is named: not over a
 /// directory, not below a file. (A missing directory is created when the file is written.)
 pub fn check_output(path: &Path) -> Result<(), InputFileError> {
@@ -96,6 +146,71 @@ pub fn check_output(path: &Path) -> Result<(), InputFileError> {
     }
 }
 
+/// The temporary files of the atomic writes under way.
+static TEMPORARIES: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// On Ctrl-C (SIGINT) or SIGTERM, removes the temporary files of the atomic writes under way,
+/// then ends the process as the signal would (exit 130 or 143). Call once, at the start of
+/// `main`. Checkpointed builds keep their `.partial` files, which are not temporaries.
+pub fn remove_temporaries_on_signal() {
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+            return;
+        };
+        std::thread::spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                for tmp in TEMPORARIES.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+                    let _ = fs::remove_file(tmp);
+                }
+                std::process::exit(128 + signal);
+            }
+        });
+    }
+}
+
+/// Removes the temporaries `.NAME.PID-K.tmp` of earlier writes of `name` in `dir` whose
+/// process is gone (killed with SIGKILL, or before this version cleaned up on signals).
+fn remove_stale_temporaries(dir: &Path, name: &str) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!(".{name}.");
+    for e in entries.flatten() {
+        let file = e.file_name();
+        let Some(rest) = file
+            .to_str()
+            .and_then(|f| f.strip_prefix(&prefix))
+            .and_then(|f| f.strip_suffix(".tmp"))
+        else {
+            continue;
+        };
+        let Some(pid) = rest
+            .split_once('-')
+            .and_then(|(p, _)| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !process_alive(pid) {
+            let _ = fs::remove_file(e.path());
+        }
+    }
+}
+
+/// Whether process `pid` still runs (on other systems: assumed so).
+fn process_alive(pid: u32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        Path::new("/proc").join(pid.to_string()).exists()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        true
+    }
+}
+
 /// Writes `path` through `write` so that it is never seen half written: into a new temporary
 /// file beside it (its directory created if missing), flushed and synced, then renamed over
 /// `path` (and, on Unix, the directory synced). On error the temporary file is removed and
@@ -113,7 +228,16 @@ pub fn write_atomically<E: From<io::Error>>(
         std::process::id(),
         SERIAL.fetch_add(1, Ordering::Relaxed)
     ));
+    remove_stale_temporaries(dir, &name.to_string_lossy());
+    TEMPORARIES
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(tmp.clone());
     let result = write_and_rename(&tmp, path, write);
+    TEMPORARIES
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .retain(|t| *t != tmp);
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
     } else if cfg!(unix) {

@@ -486,7 +486,10 @@ fn flags_that_do_not_apply_are_refused() {
             &["2048", "play", "--rollouts", "10"][..],
             "--rollouts and --objective are for --player mc",
         ),
-        (&["2048", "play", "--objective", "tilesum"][..], "--player mc"),
+        (
+            &["2048", "play", "--objective", "tilesum"][..],
+            "--player mc",
+        ),
         (&["2048", "play", "--backend", "gpu"][..], "CPU threads"),
         (
             &["2048", "play", "--depth", "2"][..],

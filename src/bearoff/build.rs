@@ -42,6 +42,7 @@ pub fn build_two_sided(
     opts: Options,
 ) -> anyhow::Result<()> {
     let layout = plan.layout();
+    let _lock = crate::files::lock_for_writing(out)?;
     let (partial, resumed) = Partial::open(out, layout, opts.fresh)?;
     let moves = Moves::new(layout.space);
     if let Some(p) = resumed {

@@ -463,6 +463,7 @@ impl Table {
             space: sub,
             ..self.layout
         };
+        let _lock = crate::files::lock_for_writing(out).map_err(io::Error::other)?;
         let (partial, _) = Partial::open(out, layout, true)?;
         let (m, n) = (sub.len(), self.layout.n() as usize);
         let mut bytes = Vec::new();
@@ -643,8 +644,8 @@ pub struct Partial {
 
 impl Partial {
     /// Opens the build of `layout` into `out`: resumes `OUT.partial` if its checkpoint is for
-    /// the same table and its file is whole, else starts it afresh. Refuses a partial file that
-    /// another build holds.
+    /// the same table and its file is whole, else starts it afresh. The caller holds
+    /// [`crate::files::lock_for_writing`] on `out`, so two builds never write one table.
     pub fn open(
         out: &Path,
         layout: Layout,
@@ -663,7 +664,6 @@ impl Partial {
             .create(true)
             .truncate(false)
             .open(&path)?;
-        lock(&file, &path)?;
         let entries = layout.crc_entries() as usize;
         let partial = Partial {
             layout,
@@ -811,10 +811,10 @@ impl Partial {
         if !durable {
             return Ok(());
         }
-        if let Some(dir) = self.out.parent().filter(|d| !d.as_os_str().is_empty()) {
-            if let Ok(d) = File::open(dir) {
-                let _ = d.sync_all();
-            }
+        if let Some(dir) = self.out.parent().filter(|d| !d.as_os_str().is_empty())
+            && let Ok(d) = File::open(dir)
+        {
+            let _ = d.sync_all();
         }
         Ok(())
     }
@@ -860,24 +860,4 @@ fn read_at(file: &File, mut bytes: &mut [u8], mut at: u64) -> io::Result<()> {
 pub fn partial_path(out: &Path) -> io::Result<PathBuf> {
     let (name, dir) = crate::files::name_and_dir(out)?;
     Ok(dir.join(format!("{}.partial", name.to_string_lossy())))
-}
-
-/// An exclusive lock on the partial file, so two builds never write one table.
-#[cfg(not(unix))]
-fn lock(_: &File, _: &Path) -> io::Result<()> {
-    Ok(())
-}
-
-/// An exclusive lock on the partial file, so two builds never write one table.
-#[cfg(unix)]
-fn lock(file: &File, path: &Path) -> io::Result<()> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: flock on a descriptor we own; the lock ends when the file is closed.
-    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-        return Err(io::Error::new(
-            io::ErrorKind::WouldBlock,
-            format!("{} is being written by another build", path.display()),
-        ));
-    }
-    Ok(())
 }

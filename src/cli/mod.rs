@@ -120,6 +120,7 @@ fn negative_numbers_are_values(cmd: clap::Command) -> clap::Command {
 pub fn main() -> ExitCode {
     crate::memory::return_freed_memory();
     crate::gpu::prepare_driver_environment();
+    crate::files::remove_temporaries_on_signal();
     let parsed = negative_numbers_are_values(Cli::command())
         .try_get_matches()
         .and_then(|m| Cli::from_arg_matches(&m));

@@ -250,16 +250,16 @@ impl Solvers {
             }
         };
         let seconds = t0.elapsed().as_secs_f64();
-        if self.verify {
-            if let Some(m) = &moves {
-                verify(board, m).with_context(|| {
-                    format!(
-                        "internal error: the {:?} solver's solution for {} fails the check",
-                        self.method,
-                        board.compact()
-                    )
-                })?;
-            }
+        if self.verify
+            && let Some(m) = &moves
+        {
+            verify(board, m).with_context(|| {
+                format!(
+                    "internal error: the {:?} solver's solution for {} fails the check",
+                    self.method,
+                    board.compact()
+                )
+            })?;
         }
         Ok(BoardResult {
             board: board.compact(),
@@ -344,10 +344,10 @@ impl BuildObserver for BarObserver {
         if let Some(b) = self.bar.lock().unwrap().take() {
             b.finish_and_clear();
         }
-        if let Some(t) = self.started.lock().unwrap().take() {
-            if !self.quiet {
-                eprintln!("built in {:.1} s", t.elapsed().as_secs_f64());
-            }
+        if let Some(t) = self.started.lock().unwrap().take()
+            && !self.quiet
+        {
+            eprintln!("built in {:.1} s", t.elapsed().as_secs_f64());
         }
     }
 }
@@ -365,10 +365,9 @@ fn load(p: Partition, dir: Option<&Path>, quiet: bool) -> anyhow::Result<PdbHeur
             save_error: Some(e),
             ..
         } = &source
+            && !quiet
         {
-            if !quiet {
-                eprintln!("warning: could not save the database ({e}); it is used from memory");
-            }
+            eprintln!("warning: could not save the database ({e}); it is used from memory");
         }
         dbs.push(db);
     }

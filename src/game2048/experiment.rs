@@ -323,6 +323,8 @@ fn write_atomic(path: &Path, contents: &str) -> anyhow::Result<()> {
 pub struct Results {
     path: PathBuf,
     file: File,
+    /// Held while the file is written: a second writer is refused.
+    _lock: crate::files::WriteLock,
     pub done: Vec<Record>,
     /// Whether the file held games from an earlier run.
     pub resumed: bool,
@@ -336,6 +338,7 @@ impl Results {
     /// without an interrupted last line if there is one, and continues it.
     pub fn open(path: &Path, header: &Header) -> anyhow::Result<Results> {
         header.validate()?;
+        let lock = crate::files::lock_for_writing(path)?;
         let exists = std::fs::metadata(path).is_ok_and(|m| m.len() > 0);
         let (done, repaired) = if exists {
             let old = read_results(path)?;
@@ -367,6 +370,7 @@ impl Results {
         Ok(Results {
             path: path.to_path_buf(),
             file,
+            _lock: lock,
             resumed: !done.is_empty(),
             done,
             repaired,

@@ -349,11 +349,11 @@ mod tests {
             let mut next = Vec::new();
             for b in &level {
                 for dir in Dir::ALL {
-                    if let Some(nb) = b.moved(dir) {
-                        if let std::collections::hash_map::Entry::Vacant(e) = dist.entry(nb) {
-                            e.insert(d);
-                            next.push(nb);
-                        }
+                    if let Some(nb) = b.moved(dir)
+                        && let std::collections::hash_map::Entry::Vacant(e) = dist.entry(nb)
+                    {
+                        e.insert(d);
+                        next.push(nb);
                     }
                 }
             }
