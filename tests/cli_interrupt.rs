@@ -80,3 +80,48 @@ fn a_temporary_of_a_process_that_is_gone_is_removed_by_the_next_write() {
     assert!(!stale.exists());
     assert!(dir.path("t.rsb").exists());
 }
+
+#[test]
+fn a_second_writer_of_one_results_file_is_refused_naming_the_first() {
+    let dir = TempDir::new("two-writers");
+    let out = dir.file("e.jsonl");
+    let args = [
+        "2048",
+        "experiment",
+        "--out",
+        &out,
+        "--rollouts",
+        "50",
+        "--games",
+        "100000",
+        "--seed",
+        "1",
+        "--backend",
+        "cpu",
+        "-q",
+    ];
+    let mut first = Command::new(env!("CARGO_BIN_EXE_rollsim"))
+        .args(args)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let lock = dir.path(".e.jsonl.lock");
+    let pid = first.id().to_string();
+    let start = Instant::now();
+    while std::fs::read_to_string(&lock).unwrap_or_default() != pid {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the first writer took no lock"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_input_error(
+        &args,
+        &format!("being written by another process (pid {pid})"),
+    );
+    first.kill().unwrap();
+    first.wait().unwrap();
+    // The file is the first writer's alone: one header, no record twice.
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.lines().filter(|l| l.contains("\"format\"")).count(), 1);
+}
