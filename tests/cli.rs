@@ -532,3 +532,45 @@ fn probing_for_a_gpu_prints_nothing_of_the_drivers() {
     assert!(out.status.success(), "{err}");
     assert!(!err.contains("XDG_RUNTIME_DIR"), "{err}");
 }
+
+#[test]
+fn moves_that_would_merge_two_32768s_end_the_game_in_eval() {
+    let board = "32768 32768 0 0 / 0 0 0 0 / 0 0 0 0 / 0 0 0 4";
+    let v = json(&[
+        "2048",
+        "eval",
+        board,
+        "--rollouts",
+        "10",
+        "--backend",
+        "cpu",
+        "--json",
+    ]);
+    let moves = v["moves"].as_array().unwrap();
+    for m in moves {
+        let horizontal = m["dir"] == "left" || m["dir"] == "right";
+        assert_eq!(m["overflow"], horizontal, "{m}");
+        if horizontal {
+            assert!(m["board"].is_null() && m["score_mean"].is_null() && m["best"] == false);
+        }
+    }
+    assert!(v["best"] == "up" || v["best"] == "down", "{v}");
+    let all = json(&[
+        "2048",
+        "eval",
+        "0xffffffffffffffff",
+        "--rollouts",
+        "10",
+        "--backend",
+        "cpu",
+        "--json",
+    ]);
+    assert!(all["best"].is_null(), "{all}");
+    assert!(
+        all["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["overflow"] == true && m["best"] == false)
+    );
+}

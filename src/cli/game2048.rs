@@ -366,14 +366,17 @@ fn print_report(r: &Report) {
 #[derive(Serialize)]
 struct MoveEval {
     dir: String,
-    board: String,
+    /// The board after the move; none for a move that would merge two 32768 tiles, which
+    /// ends the game (`overflow`) and is not rolled out.
+    board: Option<String>,
+    overflow: bool,
     move_score: u32,
     /// The move's points plus the mean points of its rollouts.
-    score_mean: f64,
-    score_sd: f64,
-    tilesum_mean: f64,
-    tilesum_sd: f64,
-    moves_mean: f64,
+    score_mean: Option<f64>,
+    score_sd: Option<f64>,
+    tilesum_mean: Option<f64>,
+    tilesum_sd: Option<f64>,
+    moves_mean: Option<f64>,
     overflows: u32,
     /// The exact total the player compares (score objective: move points times rollouts plus
     /// the rollouts' points; tilesum: the rollouts' final tile sums), as a decimal string.
@@ -402,22 +405,27 @@ fn eval(a: EvalArgs) -> anyhow::Result<()> {
     let candidates: Vec<Candidate> = evaluate_games(engine.as_mut(), a.seed, &[&game], a.rollouts)?
         .pop()
         .unwrap_or_default();
-    let best = best_candidate(a.objective, &candidates).map(|c| c.dir);
+    // No move is best when every one would merge two 32768 tiles: each ends the game.
+    let best = best_candidate(a.objective, &candidates)
+        .filter(|c| !c.moved.overflow)
+        .map(|c| c.dir);
     let moves: Vec<MoveEval> = candidates
         .iter()
         .map(|c| {
             let s = &c.sums;
             let (score_mean, score_sd) = s.mean_sd(s.score, s.score_sq);
             let (tilesum_mean, tilesum_sd) = s.mean_sd(s.tile_sum, s.tile_sum_sq);
+            let rolled = (!c.moved.overflow).then_some(());
             MoveEval {
                 dir: c.dir.to_string(),
-                board: c.moved.board.hex(),
+                board: rolled.map(|()| c.moved.board.hex()),
+                overflow: c.moved.overflow,
                 move_score: c.moved.score,
-                score_mean: score_mean + f64::from(c.moved.score),
-                score_sd,
-                tilesum_mean,
-                tilesum_sd,
-                moves_mean: s.moves as f64 / f64::from(s.rollouts),
+                score_mean: rolled.map(|()| score_mean + f64::from(c.moved.score)),
+                score_sd: rolled.map(|()| score_sd),
+                tilesum_mean: rolled.map(|()| tilesum_mean),
+                tilesum_sd: rolled.map(|()| tilesum_sd),
+                moves_mean: rolled.map(|()| s.moves as f64 / f64::from(s.rollouts)),
                 overflows: s.overflows,
                 total: a.objective.total(c.moved.score, s).to_string(),
                 best: Some(c.dir) == best,
@@ -453,17 +461,30 @@ fn eval(a: EvalArgs) -> anyhow::Result<()> {
         "moves"
     );
     for m in &report.moves {
-        outln!(
-            "{:<6} {:>6} {:>12.1} {:>10.1} {:>12.1} {:>10.1} {:>10.1}{}",
-            m.dir,
-            m.move_score,
+        let best = if m.best { "  <- best" } else { "" };
+        match (
             m.score_mean,
             m.score_sd,
             m.tilesum_mean,
             m.tilesum_sd,
             m.moves_mean,
-            if m.best { "  <- best" } else { "" }
-        );
+        ) {
+            (Some(sm), Some(ssd), Some(tm), Some(tsd), Some(mm)) => outln!(
+                "{:<6} {:>6} {:>12.1} {:>10.1} {:>12.1} {:>10.1} {:>10.1}{best}",
+                m.dir,
+                m.move_score,
+                sm,
+                ssd,
+                tm,
+                tsd,
+                mm
+            ),
+            _ => outln!(
+                "{:<6} {:>6}   merges two 32768 tiles: ends the game, not rolled out{best}",
+                m.dir,
+                "-"
+            ),
+        }
     }
     Ok(())
 }

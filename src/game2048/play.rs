@@ -136,23 +136,22 @@ pub struct Candidate {
     pub sums: RolloutSums,
 }
 
-/// The candidate with the best total; ties go to the first in [`Dir::ALL`] order.
+/// The candidate with the best total; ties go to the first in [`Dir::ALL`] order. A move that
+/// would merge two 32768 tiles ends the game, so it comes last (as for the network players):
+/// chosen only when no other move is legal.
 pub fn best_candidate(objective: Objective, candidates: &[Candidate]) -> Option<&Candidate> {
+    let key = |c: &Candidate| (!c.moved.overflow, objective.total(c.moved.score, &c.sums));
     candidates
         .iter()
         .fold(None, |best: Option<&Candidate>, c| match best {
-            Some(b)
-                if objective.total(b.moved.score, &b.sums)
-                    >= objective.total(c.moved.score, &c.sums) =>
-            {
-                Some(b)
-            }
+            Some(b) if key(b) >= key(c) => Some(b),
             _ => Some(c),
         })
 }
 
 /// Evaluates every legal move of every running game with `n` rollouts each, in one call to the
-/// engine, and returns each game's candidates (empty for games not running).
+/// engine, and returns each game's candidates (empty for games not running). A move that would
+/// merge two 32768 tiles is a candidate with no rollouts.
 pub fn evaluate_games(
     engine: &mut dyn RolloutEngine,
     seed: u64,
@@ -167,9 +166,11 @@ pub fn evaluate_games(
         } else {
             Vec::new()
         };
+        // A move that would merge two 32768 tiles has no board to roll out from.
         roots.extend(
             legal
                 .iter()
+                .filter(|(_, m)| !m.overflow)
                 .map(|&(d, m)| Root::new(m.board, g.index, g.moves, d)),
         );
         moves.push(legal);
@@ -184,7 +185,10 @@ pub fn evaluate_games(
                 .map(|(dir, moved)| Candidate {
                     dir,
                     moved,
-                    sums: sums.next().expect("one sum per root"),
+                    sums: match moved.overflow {
+                        true => RolloutSums::default(),
+                        false => sums.next().expect("one sum per root"),
+                    },
                 })
                 .collect()
         })
@@ -1028,6 +1032,25 @@ mod tests {
             Dir::Left
         );
         assert!(best_candidate(Objective::Score, &[]).is_none());
+    }
+
+    #[test]
+    fn a_move_that_would_merge_two_32768s_is_never_rolled_out_nor_preferred() {
+        let board: Board = "32768 32768 0 0 / 0 0 0 0 / 0 0 0 0 / 0 0 0 4"
+            .parse()
+            .unwrap();
+        let game = Game::from_position(3, 0, board);
+        let c = evaluate_games(&mut CpuEngine, 3, &[&game], 8)
+            .unwrap()
+            .pop()
+            .unwrap();
+        for x in &c {
+            assert_eq!(x.moved.overflow, x.sums.rollouts == 0, "{:?}", x.dir);
+        }
+        for objective in [Objective::Score, Objective::Tilesum] {
+            let best = best_candidate(objective, &c).unwrap();
+            assert!(!best.moved.overflow, "{objective:?}: {:?}", best.dir);
+        }
     }
 
     #[test]
