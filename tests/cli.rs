@@ -574,3 +574,56 @@ fn moves_that_would_merge_two_32768s_end_the_game_in_eval() {
             .all(|m| m["overflow"] == true && m["best"] == false)
     );
 }
+
+#[test]
+fn boards_get_messages_that_name_what_is_wrong() {
+    for (args, says) in [
+        (
+            &["puzzle", "solve", "--board", "123456789abcdef"][..],
+            "15 hex digits",
+        ),
+        (
+            &["puzzle", "solve", "--board", "0x123456789abcdf0"][..],
+            "15 hex digits",
+        ),
+        (
+            &["2048", "show", "0x+000000000000021"][..],
+            "exactly 16 hex digits",
+        ),
+        (
+            &["2048", "show", "12345678901234567"][..],
+            "exactly 16 hex digits",
+        ),
+    ] {
+        assert_input_error(args, says);
+    }
+    // A 0x prefix and a byte-order mark are read as people write them.
+    for board in ["0x123456789abcde0f", "\u{feff}123456789abcde0f"] {
+        let out = rollsim(&["puzzle", "solve", "--board", board]);
+        assert!(
+            out.status.success(),
+            "{board:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn bench_compare_refuses_figures_that_are_not_measurements() {
+    let dir = TempDir::new("bench-zero");
+    let rec = dir.file("r.json");
+    std::fs::write(
+        &rec,
+        r#"{"rollsim_version":"0","git_commit":null,"os":"x","unix_time":0,"cpu":"c",
+            "cpu_threads":1,"adapter":null,"gpu_kernel_seconds":null,
+            "measurements":[{"workload":"w","backend":"cpu","figure":0.0,"unit":"s"}]}"#,
+    )
+    .unwrap();
+    let out = rollsim(&["bench", "compare", &rec, &rec]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("not a measurement") || err.contains("not a record"),
+        "{err}"
+    );
+}

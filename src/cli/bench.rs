@@ -460,12 +460,28 @@ struct Comparison {
 fn load_record(path: &std::path::Path) -> anyhow::Result<Saved> {
     // A record is a few kilobytes.
     let bytes = crate::files::read_input(path, 64 << 20)?;
-    serde_json::from_slice(&bytes).map_err(|e| {
+    let saved: Saved = serde_json::from_slice(&bytes).map_err(|e| {
         super::input_error(format!(
             "{} is not a record of `rollsim bench --out`: {e}",
             path.display()
         ))
-    })
+    })?;
+    // Every figure is a rate or a time: a speedup of zero, a negative or a missing one means
+    // nothing.
+    if let Some(m) = saved
+        .measurements
+        .iter()
+        .find(|m| !(m.figure.is_finite() && m.figure > 0.0))
+    {
+        return Err(super::input_error(format!(
+            "{}: the figure of {} ({}) is {}, not a measurement",
+            path.display(),
+            m.workload,
+            m.backend,
+            m.figure
+        )));
+    }
+    Ok(saved)
 }
 
 fn compare(old: &std::path::Path, new: &std::path::Path, json: bool) -> anyhow::Result<()> {

@@ -471,10 +471,10 @@ fn solve(a: SolveArgs) -> anyhow::Result<()> {
         }
         outln!(
             "checked   {}",
-            if summary.verified {
-                "yes: replayed, every move legal, ends at the goal"
-            } else {
-                "no (--no-verify)"
+            match (summary.verified, r.solved) {
+                (true, true) => "yes: replayed, every move legal, ends at the goal",
+                (true, false) => "- (no solution to check)",
+                (false, _) => "no (--no-verify)",
             }
         );
         outln!("time      {:.4} s", r.seconds);
@@ -516,10 +516,11 @@ fn print_summary(s: &Summary) {
         s.boards,
         s.solved,
         100.0 * s.solve_rate,
-        if s.verified {
-            ", every solution checked"
-        } else {
-            ", not checked"
+        match (s.verified, s.solved) {
+            (true, 0) => String::new(),
+            (true, 1) => ", its solution checked".to_string(),
+            (true, n) => format!(", all {n} solutions checked"),
+            (false, _) => ", not checked".to_string(),
         }
     );
     match (s.moves.mean, s.moves.max, s.moves.min) {

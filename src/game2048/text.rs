@@ -14,7 +14,7 @@ use super::board::{Board, MAX_EXPONENT};
 pub enum BoardParseError {
     #[error("empty board text")]
     Empty,
-    #[error("bad hex board {0:?}: expected 16 hex digits after 0x")]
+    #[error("bad hex board {0:?}: expected exactly 16 hex digits (after 0x or alone)")]
     Hex(String),
     #[error(
         "bad tile {tile:?} at row {row}, column {col}: expected 0 or a power of two from 2 to 32768"
@@ -60,9 +60,11 @@ impl FromStr for Board {
             return Err(BoardParseError::Empty);
         }
         let hex = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"));
-        let bare_hex = s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit());
+        // 16 hex digits alone are a board too; more than 16 cannot be a row of tiles.
+        let bare_hex = s.len() >= 16 && s.bytes().all(|b| b.is_ascii_hexdigit());
         if let Some(digits) = hex.or(bare_hex.then_some(s)) {
-            if digits.len() != 16 {
+            // Digits only: from_str_radix would also take a sign.
+            if digits.len() != 16 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
                 return Err(BoardParseError::Hex(s.to_string()));
             }
             return u64::from_str_radix(digits, 16)

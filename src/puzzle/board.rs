@@ -108,6 +108,10 @@ pub enum BoardError {
         "wrong size: {cells} cells, expected 16 (a 4x4 board) or 9 (3x3), one per tile and one blank"
     )]
     Size { cells: usize },
+    #[error(
+        "wrong size: {digits} hex digits, expected 16 (a 4x4 board) or 9 (3x3), one per tile and one blank"
+    )]
+    HexSize { digits: usize },
     #[error("wrong size: row {row} has {cells} cells, but the board has {rows} rows")]
     RowLength {
         row: usize,
@@ -424,11 +428,19 @@ impl FromStr for Board {
     type Err = BoardError;
 
     fn from_str(s: &str) -> Result<Board, BoardError> {
-        let s = s.trim();
+        // A byte-order mark is not part of the board (editors write one at a file's start).
+        let s = s.trim_start_matches('\u{feff}').trim();
         if s.is_empty() {
             return Err(BoardError::Empty);
         }
-        let cells = if (s.len() == 16 || s.len() == 9) && s.bytes().all(|b| b.is_ascii_hexdigit()) {
+        // 16 or 9 hex digits, with or without 0x as 2048 boards are written.
+        let hex = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"));
+        let s = hex.unwrap_or(s);
+        let all_hex = s.bytes().all(|b| b.is_ascii_hexdigit());
+        if (hex.is_some() || (all_hex && s.len() > 9)) && !(all_hex && matches!(s.len(), 9 | 16)) {
+            return Err(BoardError::HexSize { digits: s.len() });
+        }
+        let cells = if (s.len() == 16 || s.len() == 9) && all_hex {
             let width = if s.len() == 16 { 4 } else { 3 };
             let mut cells = Vec::with_capacity(s.len());
             for (i, c) in s.chars().enumerate() {
