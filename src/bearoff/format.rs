@@ -904,7 +904,7 @@ pub fn read_rollsim(bytes: &[u8]) -> Result<Table> {
         return Err(FormatError::Checksum { stored, computed });
     }
     let data = &body[HEADER..];
-    Ok(if kind == 1 {
+    let table = if kind == 1 {
         let len = len as usize;
         let (main, rest) = data.split_at(space.len() * 8 * (len + 1));
         let (mean, dist) = read_block(main, len);
@@ -934,7 +934,49 @@ pub fn read_rollsim(bytes: &[u8]) -> Result<Table> {
                     .collect()
             }),
         })
-    })
+    };
+    check_values(&table)?;
+    Ok(table)
+}
+
+/// Refuses values no table can hold, which a valid checksum does not rule out (a file written
+/// by another program, say): probabilities outside [0, 1], equities outside [-1, 1], expected
+/// rolls that are negative, anything not finite. The n-tuple loader refuses non-finite
+/// weights alike.
+fn check_values(t: &Table) -> Result<()> {
+    let bad = |what: &str, v: f64| {
+        Err(FormatError::Table(format!(
+            "{what} {v} is not a possible value"
+        )))
+    };
+    // Exact tables may round a sum to an ulp past a bound.
+    const SLACK: f64 = 1e-12;
+    let probability = |v: f64| (-SLACK..=1.0 + SLACK).contains(&v);
+    match t {
+        Table::One(o) => {
+            let means = o.mean.iter().chain(o.gammon.iter().flat_map(|(m, _, _)| m));
+            if let Some(&v) = means.into_iter().find(|v| !(v.is_finite() && **v >= 0.0)) {
+                return bad("an expected number of rolls", v);
+            }
+            let probs = o.dist.iter().chain(o.gammon.iter().flat_map(|(_, _, d)| d));
+            if let Some(&v) = probs.into_iter().find(|v| !probability(**v)) {
+                return bad("a probability", v);
+            }
+        }
+        Table::Two(w) => {
+            if let Some(&v) = w.win.iter().find(|v| !probability(**v)) {
+                return bad("a winning chance", v);
+            }
+            let equities = w.cubeful.iter().flatten().flatten();
+            if let Some(&v) = equities
+                .into_iter()
+                .find(|v| !(-1.0 - SLACK..=1.0 + SLACK).contains(*v))
+            {
+                return bad("an equity", v);
+            }
+        }
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -945,6 +987,22 @@ mod tests {
     use super::*;
     use std::fs;
     use std::sync::OnceLock;
+
+    #[test]
+    fn impossible_values_under_a_valid_checksum_are_refused() {
+        let space = Space::new(3, 3).unwrap();
+        for (at, v) in [(5, f64::NAN), (7, -0.5), (9, 1.5)] {
+            let mut t = OneSided::build(space, false);
+            t.dist[at] = v;
+            let mut bytes = Vec::new();
+            write_rollsim(&Table::One(t), &mut bytes).unwrap();
+            let err = read_rollsim(&bytes).unwrap_err().to_string();
+            assert!(err.contains("not a possible value"), "{err}");
+        }
+        let mut bytes = Vec::new();
+        write_rollsim(&Table::One(OneSided::build(space, false)), &mut bytes).unwrap();
+        assert!(read_rollsim(&bytes).is_ok());
+    }
 
     /// The 15-checker, 6-point table with gammon distributions, built once.
     fn table() -> &'static OneSided {
@@ -966,7 +1024,7 @@ mod tests {
             -0.0,
             1.0 / 3.0,
             f64::MIN_POSITIVE / 8.0,
-            f64::from_bits(0x7ff8_0000_0000_0001),
+            1.0 - f64::EPSILON / 2.0,
         ]);
         TwoSided {
             space,

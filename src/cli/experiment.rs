@@ -120,9 +120,11 @@ pub fn experiment(a: ExperimentArgs) -> anyhow::Result<()> {
 }
 
 fn report(path: &std::path::Path, s: &Summary, json: bool) -> anyhow::Result<()> {
-    let csv = write_csv(path, s)?;
+    // The summary first, then the CSV: a CSV that cannot be written loses no figure.
     if json {
-        return print_json(s);
+        print_json(s)?;
+        write_csv(path, s)?;
+        return Ok(());
     }
     let objective = serde_json::to_value(s.objective)?;
     outln!(
@@ -177,6 +179,7 @@ fn report(path: &std::path::Path, s: &Summary, json: bool) -> anyhow::Result<()>
             reach.join(" ")
         );
     }
+    let csv = write_csv(path, s)?;
     outln!("wrote {}", csv.display());
     Ok(())
 }

@@ -9,6 +9,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::fs::{File, OpenOptions};
+
+use anyhow::Context;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -171,6 +173,17 @@ impl Header {
         }
         if self.rollouts.is_empty() || self.rollouts.contains(&0) {
             return Err(bad("the rollout list must hold at least one count, none 0"));
+        }
+        if let Some((i, n)) = self
+            .rollouts
+            .iter()
+            .enumerate()
+            .find(|&(i, n)| self.rollouts[..i].contains(n))
+        {
+            return Err(bad(format!(
+                "the rollout list names {n} twice (the second time at place {})",
+                i + 1
+            )));
         }
         Ok(())
     }
@@ -751,7 +764,7 @@ pub fn write_csv(results: &Path, summary: &Summary) -> anyhow::Result<PathBuf> {
     let mut name = results.as_os_str().to_os_string();
     name.push(".csv");
     let path = PathBuf::from(name);
-    write_atomic(&path, &summary.csv())?;
+    write_atomic(&path, &summary.csv()).with_context(|| format!("writing {}", path.display()))?;
     Ok(path)
 }
 
