@@ -323,3 +323,24 @@ fn gnubg_makebearoff_tables_agree_within_its_rounding() {
         .unwrap();
     assert!(worst <= 4, "{worst} units");
 }
+
+#[test]
+fn verify_checks_what_a_gnubg_one_sided_file_allows() {
+    let dir = TempDir::new("verify-gnubg");
+    let file = dir.file("os.bd");
+    let out = rollsim(&[
+        "bearoff", "build", "--points", "6", "--format", "gnubg", "--out", &file, "-q",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(rollsim(&["bearoff", "verify", &file]).status.success());
+    // One entry of one distribution damaged: the file still loads, its sum is off.
+    let mut bytes = std::fs::read(&file).unwrap();
+    let at = bytes.len() - 1000;
+    bytes[at] ^= 0x40;
+    std::fs::write(&file, bytes).unwrap();
+    assert_input_error(&["bearoff", "verify", &file], "distribution sums to");
+}
