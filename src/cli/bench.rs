@@ -61,7 +61,9 @@ enum Command {
     /// Compare two records written by `rollsim bench --out` (say, two machines, or before and
     /// after a change): each workload's figures and the speed ratio NEW/OLD.
     Compare {
+        /// The earlier record (`rollsim bench --out OLD`).
         old: PathBuf,
+        /// The later record, compared with OLD.
         new: PathBuf,
         /// Print one JSON object on stdout instead of the table.
         #[arg(long)]

@@ -47,6 +47,8 @@ pub struct SolverArgs {
     #[arg(long, value_enum, default_value_t = Plan::Lookahead)]
     plan: Plan,
     /// Optimal: the pattern-database partition of the 15-puzzle (3x3 boards always use 4-4).
+    /// Databases are built once and cached (--pdb-dir): the default 7-8 takes about 5.4
+    /// minutes and 5.4 GB to build on this project's 2-core machine, 6-6-3 seconds.
     #[arg(long, value_enum, default_value_t = Partition::P78)]
     pdb: Partition,
     /// Optimal: where databases are cached (default $XDG_CACHE_HOME/rollsim or ~/.cache/rollsim).
