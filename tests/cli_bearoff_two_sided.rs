@@ -154,7 +154,7 @@ fn damaged_columns_are_found_by_verify() {
     bytes[at] ^= 0x10;
     std::fs::write(&t, &bytes).unwrap();
     assert!(Table::open(std::path::Path::new(&t)).is_ok());
-    assert_input_error(&["bearoff", "verify", &t], "do not match");
+    assert_input_error(&["bearoff", "verify", &t], "checks failed: Cubeful column");
     // A damaged header or checksum table is refused at open.
     bytes[at] ^= 0x10;
     bytes[30] ^= 1;

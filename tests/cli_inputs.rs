@@ -156,3 +156,30 @@ fn train_does_not_replace_a_network_without_being_told() {
     );
     assert_eq!(std::fs::read(&net).unwrap(), b"an earlier network");
 }
+
+#[test]
+fn puzzle_inputs_name_the_line_and_the_directory() {
+    let dir = TempDir::new("puzzle-inputs");
+    let boards = dir.file("boards.txt");
+    std::fs::write(&boards, "# two boards\n123456789abcde0f\n\n123456708\n").unwrap();
+    assert_input_error(
+        &["puzzle", "solve", "--file", &boards, "--method", "loop"],
+        "line 4: a 3x3 board",
+    );
+    let file = dir.file("not-a-dir");
+    std::fs::write(&file, "x").unwrap();
+    assert_input_error(
+        &[
+            "puzzle",
+            "solve",
+            "--board",
+            "123456789abcde0f",
+            "--method",
+            "optimal",
+            "--pdb-dir",
+            &file,
+        ],
+        "a file, not a directory",
+    );
+    assert_input_error(&["2048", "play", "--threads", "65535"], "65535");
+}

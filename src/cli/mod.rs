@@ -55,8 +55,8 @@ pub struct ComputeArgs {
     /// auto: a real GPU if there is one, else CPU threads; gpu: any adapter, software included.
     #[arg(long, value_enum, default_value_t = Backend::Auto)]
     pub backend: Backend,
-    /// CPU threads (default: all cores).
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    /// CPU threads (default: all cores; at most 1024).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
 }
 
@@ -78,7 +78,12 @@ impl ComputeArgs {
         if let Some(t) = self.threads {
             rayon::ThreadPoolBuilder::new()
                 .num_threads(usize::from(t))
-                .build_global()?;
+                .build_global()
+                .map_err(|e| {
+                    anyhow::anyhow!(
+                        "--threads {t}: the system would not start {t} threads ({e}); give fewer"
+                    )
+                })?;
         }
         Ok(())
     }

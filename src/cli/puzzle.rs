@@ -205,6 +205,15 @@ impl Solvers {
                 )));
             }
             let t0 = Instant::now();
+            if let Some(d) = &a.pdb_dir
+                && d.exists()
+                && !d.is_dir()
+            {
+                return Err(input_error(format!(
+                    "--pdb-dir {}: a file, not a directory",
+                    d.display()
+                )));
+            }
             let dir = a.pdb_dir.clone().or_else(pdb::default_dir);
             if dir.is_none() && !a.quiet {
                 eprintln!(
@@ -420,13 +429,22 @@ fn solve(a: SolveArgs) -> anyhow::Result<()> {
                 if line.is_empty() || line.starts_with('#') {
                     continue;
                 }
-                boards.push(line.parse::<Board>().map_err(|e| {
+                let board = line.parse::<Board>().map_err(|e| {
                     input_error(format!(
                         "{} line {}: invalid board: {e}",
                         path.display(),
                         i + 1
                     ))
-                })?);
+                })?;
+                if a.solver.method == Method::Loop && board.width() == 3 {
+                    return Err(input_error(format!(
+                        "{} line {}: a 3x3 board, but the solve loop is for 4x4 boards; use \
+                         --method optimal or astar",
+                        path.display(),
+                        i + 1
+                    )));
+                }
+                boards.push(board);
             }
             if boards.is_empty() {
                 return Err(input_error(format!("{} holds no boards", path.display())));
