@@ -183,3 +183,13 @@ fn puzzle_inputs_name_the_line_and_the_directory() {
     );
     assert_input_error(&["2048", "play", "--threads", "65535"], "65535");
 }
+
+#[test]
+fn a_gnubg_database_of_another_kind_is_named_as_such() {
+    let dir = TempDir::new("hypergammon");
+    let file = dir.file("hyper1.bd");
+    let mut bytes = b"gnubg-H1-1xxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n".to_vec();
+    bytes.extend([0u8; 64]);
+    std::fs::write(&file, bytes).unwrap();
+    assert_input_error(&["bearoff", "query", &file, "1"], "(hypergammon)");
+}

@@ -80,7 +80,9 @@ use crate::files::CrcWriter;
 pub enum FormatError {
     #[error("I/O error: {0}")]
     Io(#[from] io::Error),
-    #[error("not a rollsim bearoff file (bad magic)")]
+    #[error(
+        "not a bearoff table: neither rollsim's format (RSBEAROF) nor gnubg's (gnubg-OS, gnubg-TS)"
+    )]
     BadMagic,
     #[error("unsupported version {0} (this build reads version {VERSION})")]
     Version(u32),

@@ -758,6 +758,18 @@ fn load(path: &Path) -> anyhow::Result<Loaded> {
         Ok(Loaded::GnubgOne(read_gnubg_one_sided(&bytes).map_err(bad)?))
     } else if bytes.starts_with(b"gnubg-TS") {
         Ok(Loaded::GnubgTwo(read_gnubg_two_sided(&bytes).map_err(bad)?))
+    } else if bytes.starts_with(b"gnubg-") {
+        let kind = String::from_utf8_lossy(&bytes[6..bytes.len().min(8)]).into_owned();
+        Err(input_error(format!(
+            "{}: a gnubg database of kind {kind:?}{}; rollsim reads gnubg's one-sided (OS) and \
+             two-sided (TS) bearoff databases",
+            path.display(),
+            if kind.starts_with('H') {
+                " (hypergammon)"
+            } else {
+                ""
+            }
+        )))
     } else {
         Ok(Loaded::Rollsim(read_rollsim(&bytes).map_err(bad)?))
     }
