@@ -347,10 +347,7 @@ fn bearoff_bad_input_exits_2() {
     std::fs::write(&cut, &bytes[..bytes.len() - 9]).unwrap();
     let foreign = tmp("foreign.rsb");
     std::fs::write(&foreign, b"hello, world").unwrap();
-    for (file, says) in [
-        (&cut, "truncated"),
-        (&foreign, "not a rollsim bearoff file"),
-    ] {
+    for (file, says) in [(&cut, "truncated"), (&foreign, "not a bearoff table")] {
         let out = rollsim(&["bearoff", "query", file.to_str().unwrap(), "1"]);
         assert_eq!(out.status.code(), Some(2));
         let err = String::from_utf8_lossy(&out.stderr);
