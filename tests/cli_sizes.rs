@@ -27,20 +27,7 @@ fn jobs_too_big_for_memory_are_refused_naming_the_need() {
             ][..],
             "memory",
         ),
-        (
-            &[
-                "bearoff",
-                "build",
-                "--two-sided",
-                "--points",
-                "18",
-                "--checkers",
-                "15",
-                "--out",
-                &out,
-            ][..],
-            "memory",
-        ),
+        // The two-sided table of 15 checkers on 18 points: cli_bearoff_two_sided.rs.
     ] {
         assert_input_error(args, says);
     }

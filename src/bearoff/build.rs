@@ -261,8 +261,7 @@ fn one_sided_gnubg<P: Prob>(
             Some(BufReader::new(f))
         }
     };
-    let mut writer =
-        GnubgOneSidedWriter::new(space, compressed, first_off, out)?.spill_index(spill_dir)?;
+    let mut writer = GnubgOneSidedWriter::new(space, compressed, first_off, Some(spill_dir), out)?;
     one_sided_sweep::<P, anyhow::Error>(&space, gnubg_pass(1), progress, &mut |level| {
         let mut record = [0u8; 4 + 2 * GNUBG_ENTRIES];
         for (j, &i) in level.positions.iter().enumerate() {

@@ -243,7 +243,7 @@ fn encode_gnubg_one_sided(
     dist: impl Fn(usize, bool) -> [u16; 32],
     out: &mut (impl Write + Seek),
 ) -> Result<()> {
-    let mut w = GnubgOneSidedWriter::new(space, compressed, gammon, out)?;
+    let mut w = GnubgOneSidedWriter::new(space, compressed, gammon, None, out)?;
     for i in 0..space.len() {
         let g = gammon.then(|| dist(i, true));
         w.push(i as u32, &dist(i, false), g.as_ref())?;
@@ -255,14 +255,16 @@ fn encode_gnubg_one_sided(
 /// layout's runs follow in the order the positions come (its index says where each is; gnubg
 /// reads through the index), the plain layout's records go to their place. Pushed in position
 /// order, the file is makebearoff's. The compressed layout keeps its index (8 bytes a
-/// position) until `finish`, in memory or, with [`GnubgOneSidedWriter::spill_index`], in a
-/// temporary file; the plain one keeps its records.
+/// position) until `finish`, in memory or, given a spill directory, in a temporary file there
+/// (26 MB for 15x10, a tenth of the build's peak); the plain one keeps its records.
 pub struct GnubgOneSidedWriter<'a, W: Write + Seek> {
     out: io::BufWriter<&'a mut W>,
     n: usize,
     compressed: bool,
     gammon: bool,
-    /// Compressed: the index; plain: the records.
+    /// Bytes a position takes in `table`: its index entry, or its record.
+    entry: usize,
+    /// Compressed: the index (unless spilled); plain: the records.
     table: Vec<u8>,
     /// The index entries as they come, each after its position's index.
     spill: Option<io::BufWriter<std::fs::File>>,
@@ -277,6 +279,7 @@ impl<'a, W: Write + Seek> GnubgOneSidedWriter<'a, W> {
         space: Space,
         compressed: bool,
         gammon: bool,
+        spill_dir: Option<&Path>,
         out: &'a mut W,
     ) -> Result<GnubgOneSidedWriter<'a, W>> {
         let space = valid_space(space)?;
@@ -302,27 +305,26 @@ impl<'a, W: Write + Seek> GnubgOneSidedWriter<'a, W> {
         if compressed {
             out.seek(SeekFrom::Start((GNUBG_HEADER + n * entry) as u64))?;
         }
+        let spill = match spill_dir.filter(|_| compressed) {
+            Some(dir) => Some(io::BufWriter::new(tempfile::tempfile_in(dir)?)),
+            None => None,
+        };
         Ok(GnubgOneSidedWriter {
             out,
             n,
             compressed,
             gammon,
-            table: vec![0; n * entry],
-            spill: None,
+            entry,
+            table: if spill.is_some() {
+                Vec::new()
+            } else {
+                vec![0; n * entry]
+            },
+            spill,
             offset: 0,
             pushed: 0,
             buf: Vec::with_capacity(128),
         })
-    }
-
-    /// Keeps the compressed layout's index in a temporary file in `dir` until `finish`
-    /// instead of in memory (26 MB for 15x10, a tenth of the build's peak).
-    pub fn spill_index(mut self, dir: &Path) -> Result<Self> {
-        if self.compressed {
-            self.spill = Some(io::BufWriter::new(tempfile::tempfile_in(dir)?));
-            self.table = Vec::new();
-        }
-        Ok(self)
     }
 
     /// Position `i`'s distributions, bearing off and (in a file with them) the first checker
@@ -339,8 +341,9 @@ impl<'a, W: Write + Seek> GnubgOneSidedWriter<'a, W> {
             }
         };
         self.pushed += 1;
+        let entry = self.entry;
         if !self.compressed {
-            let rec = &mut self.table[i * 64 * halves.len()..][..64 * halves.len()];
+            let rec = &mut self.table[i * entry..][..entry];
             for (d, h) in rec.chunks_exact_mut(64).zip(halves) {
                 for (b, v) in d.chunks_exact_mut(2).zip(h.iter()) {
                     b.copy_from_slice(&v.to_le_bytes());
@@ -357,7 +360,6 @@ impl<'a, W: Write + Seek> GnubgOneSidedWriter<'a, W> {
                 self.offset, self.n
             )));
         }
-        let entry = 4 + 2 * halves.len();
         let mut e = [0u8; 8];
         e[..4].copy_from_slice(&(self.offset as u32).to_le_bytes());
         self.buf.clear();
@@ -387,7 +389,7 @@ impl<'a, W: Write + Seek> GnubgOneSidedWriter<'a, W> {
             )));
         }
         if let Some(spill) = self.spill.take() {
-            let entry = 4 + 2 * (1 + usize::from(self.gammon));
+            let entry = self.entry;
             self.table = vec![0; self.n * entry];
             let mut f = spill.into_inner().map_err(io::IntoInnerError::into_error)?;
             f.seek(SeekFrom::Start(0))?;

@@ -201,7 +201,6 @@ pub struct Chunk<P> {
 
 /// One solved level: its positions, ascending, and what the sweep found for each.
 pub struct Level<'a, P> {
-    pub pips: usize,
     pub positions: &'a [u32],
     chunks: &'a [Chunk<P>],
     chunk: usize,
@@ -229,16 +228,26 @@ impl<P: Prob> Level<'_, P> {
     }
 }
 
+/// Slots of a ring that keeps `depth` levels of these sizes (see [`Window::ring_capacity`]).
+fn ring_capacity(sizes: &[u64], n: usize, depth: usize) -> u64 {
+    Window::ring_capacity(sizes, depth).min(n as u64)
+}
+
+/// Whether chains fit [`Packed`] in a ring of `capacity` slots.
+fn packs(capacity: u64) -> bool {
+    capacity <= 1 << Packed::BITS
+}
+
 /// The sweep's memory for a space, in bytes, before it allocates: the ring slots of every
 /// position, and for the positions of 24 levels their value, index and distribution (`width`
-/// stored entries each, on average) and for 7 levels their chains.
+/// stored entries each, on average) and for 6 levels their chains.
 pub fn sweep_bytes(space: Space, prob_bytes: u64, width: u64) -> u64 {
     let sizes = space.level_sizes();
     let n = space.len() as u64;
-    let ring = Window::ring_capacity(&sizes, DEPTH).min(n);
-    let chains = Window::ring_capacity(&sizes, CHAIN_DEPTH).min(n);
+    let ring = ring_capacity(&sizes, space.len(), DEPTH);
+    let chains = ring_capacity(&sizes, space.len(), CHAIN_DEPTH);
     let widest = sizes.iter().copied().max().unwrap_or(0);
-    let chain = if ring <= 1 << Packed::BITS {
+    let chain = if packs(ring) {
         std::mem::size_of::<Packed>()
     } else {
         std::mem::size_of::<Chains>()
@@ -272,25 +281,25 @@ pub fn sweep<P: Prob, E: Send>(
     progress: &(dyn Fn(u64) + Sync),
     sink: &mut dyn FnMut(&Level<P>) -> Result<(), E>,
 ) -> Result<(), E> {
-    let capacity = Window::ring_capacity(&space.level_sizes(), DEPTH).min(space.len() as u64);
-    if capacity <= 1 << Packed::BITS {
-        sweep_with::<P, E, Packed>(space, pass, progress, sink)
+    let sizes = space.level_sizes();
+    if packs(ring_capacity(&sizes, space.len(), DEPTH)) {
+        sweep_with::<P, E, Packed>(space, &sizes, pass, progress, sink)
     } else {
-        sweep_with::<P, E, Chains>(space, pass, progress, sink)
+        sweep_with::<P, E, Chains>(space, &sizes, pass, progress, sink)
     }
 }
 
 fn sweep_with<P: Prob, E: Send, C: ChainSlots>(
     space: &Space,
+    sizes: &[u64],
     pass: Pass,
     progress: &(dyn Fn(u64) + Sync),
     sink: &mut dyn FnMut(&Level<P>) -> Result<(), E>,
 ) -> Result<(), E> {
     let n = space.len();
-    let sizes = space.level_sizes();
     let ring_of = |depth| {
-        let capacity = Window::ring_capacity(&sizes, depth).min(n as u64);
-        (capacity as usize, Window::ring_slots(&sizes, capacity))
+        let capacity = ring_capacity(sizes, n, depth);
+        (capacity as usize, Window::ring_slots(sizes, capacity))
     };
     let (capacity, first_slot) = ring_of(DEPTH);
     let best = matches!(pass.plays, Plays::Best);
@@ -339,7 +348,6 @@ fn sweep_with<P: Prob, E: Send, C: ChainSlots>(
             .for_each(|((ps, c), chains)| task.run(ps, c, chains));
         let chunks = &chunks[..count];
         let level = Level {
-            pips: l,
             positions: &positions,
             chunks,
             chunk,
@@ -408,27 +416,23 @@ impl<P: Prob, C: ChainSlots> Task<'_, P, C> {
         c.probs.clear();
         let mut acc = Vec::new();
         for &(i, counts) in positions {
-            let own = self.ring.slot[i as usize];
             let mut succ = [i; 21];
             let checkers: u32 = counts.iter().map(|&x| u32::from(x)).sum();
-            let mean = if checkers < pass.terminal_below {
+            let (mean, stored) = if checkers < pass.terminal_below {
+                // Done: no rolls to go, and every chain ends where it starts.
                 if let Plays::Best = pass.plays {
-                    chains.push(C::new([[own; 6]; 3]));
+                    chains.push(C::new([[self.ring.slot[i as usize]; 6]; 3]));
                 }
-                c.stored.push(Stored {
+                let stored = Stored {
                     offset: c.probs.len() as u32,
                     first: 0,
                     len: 1,
                     pool: (self.level % DEPTH) as u8,
-                });
+                };
                 c.probs.push(P::store(1.0));
-                c.means.push(0.0);
-                if pass.keep_plays {
-                    c.succ.extend_from_slice(&succ);
-                }
-                continue;
+                (0.0, stored)
             } else {
-                match pass.plays {
+                let mean = match pass.plays {
                     Plays::Best => {
                         let u = Unranked::from_counts(self.space, i, counts);
                         let (mean, c_) = self.best_plays(&u, &mut succ);
@@ -439,9 +443,9 @@ impl<P: Prob, C: ChainSlots> Task<'_, P, C> {
                         succ.copy_from_slice(&p.succ[21 * i as usize..21 * i as usize + 21]);
                         p.value[i as usize]
                     }
-                }
+                };
+                (mean, self.distribution(&succ, &mut acc, &mut c.probs))
             };
-            let stored = self.distribution(&succ, &mut acc, &mut c.probs);
             c.stored.push(stored);
             c.means.push(mean);
             if pass.keep_plays {
@@ -984,14 +988,15 @@ mod tests {
             plays: Plays::Best,
             keep_plays: false,
         };
-        let done: Result<(), ()> = sweep_with::<f64, (), C>(space, pass, &|_| {}, &mut |level| {
-            for (j, &i) in level.positions.iter().enumerate() {
-                let (first, d) = level.distribution(j);
-                let d = d.iter().map(|p| p.to_bits()).collect();
-                out.push((i, level.mean(j).to_bits(), first, d));
-            }
-            Ok(())
-        });
+        let done: Result<(), ()> =
+            sweep_with::<f64, (), C>(space, &space.level_sizes(), pass, &|_| {}, &mut |level| {
+                for (j, &i) in level.positions.iter().enumerate() {
+                    let (first, d) = level.distribution(j);
+                    let d = d.iter().map(|p| p.to_bits()).collect();
+                    out.push((i, level.mean(j).to_bits(), first, d));
+                }
+                Ok(())
+            });
         done.unwrap();
         out
     }

@@ -740,11 +740,16 @@ const MAX_READ: u64 = 1 << 33;
 
 fn load(path: &Path) -> anyhow::Result<Loaded> {
     let bad = |e: format::FormatError| input_error(format!("{}: {e}", path.display()));
-    let (mut file, size) = crate::files::open_input(path, u64::MAX)?;
-    let mut head = [0u8; 12];
-    let got = std::io::Read::read(&mut file, &mut head)
-        .map_err(|e| crate::files::InputFileError::new(path, e))?;
-    if is_table(&head[..got]) {
+    use std::io::Read;
+    let (file, size) = crate::files::open_input(path, u64::MAX)?;
+    let unreadable = |e| crate::files::InputFileError::new(path, e);
+    // The head says the format; a format read whole is then read on from it.
+    let mut bytes = Vec::new();
+    (&file)
+        .take(12)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if is_table(&bytes) {
         return Ok(Loaded::Columns(TwoSidedTable::open(path).map_err(bad)?));
     }
     if size > MAX_READ {
@@ -753,7 +758,11 @@ fn load(path: &Path) -> anyhow::Result<Loaded> {
             path.display()
         )));
     }
-    let bytes = crate::files::read_input(path, MAX_READ)?;
+    bytes.reserve(size as usize);
+    (&file)
+        .take(MAX_READ - bytes.len() as u64)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
     if bytes.starts_with(b"gnubg-OS") {
         Ok(Loaded::GnubgOne(read_gnubg_one_sided(&bytes).map_err(bad)?))
     } else if bytes.starts_with(b"gnubg-TS") {
