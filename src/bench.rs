@@ -1,5 +1,6 @@
 //! Throughput workloads, shared by `rollsim bench` and `benches/`.
 
+use crate::text;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -62,7 +63,7 @@ pub fn random_playouts(threads: usize, min_seconds: f64) -> anyhow::Result<Measu
             "2048 random playouts, all threads".into()
         },
         backend: "cpu".into(),
-        on: format!("{threads} threads"),
+        on: text::count(threads as u64, "thread"),
         figure: moves as f64 / secs,
         unit: "moves/s".into(),
         extra: vec![("games/s".into(), games as f64 / secs)],
@@ -113,7 +114,7 @@ pub fn rollouts(
         backend: engine.backend().into(),
         on: engine
             .adapter()
-            .unwrap_or_else(|| format!("{} threads", rayon::current_num_threads())),
+            .unwrap_or_else(|| text::count(rayon::current_num_threads() as u64, "thread")),
         figure: rollouts as f64 / secs,
         unit: "rollouts/s".into(),
         extra: vec![("moves/s".into(), moves as f64 / secs)],
@@ -174,7 +175,7 @@ pub fn bearoff_build(
         backend: if gpu.is_some() { "gpu" } else { "cpu" }.into(),
         on: match gpu {
             Some(g) => g.adapter.name.clone(),
-            None => format!("{} threads", rayon::current_num_threads()),
+            None => text::count(rayon::current_num_threads() as u64, "thread"),
         },
         figure: secs,
         unit: "s".into(),
@@ -212,7 +213,7 @@ pub fn ntuple_lookups_cpu(
     Measurement {
         workload: format!("2048 ntuple lookups ({} features)", net.features()),
         backend: "cpu".into(),
-        on: format!("{} threads", rayon::current_num_threads()),
+        on: text::count(rayon::current_num_threads() as u64, "thread"),
         figure: done as f64 / secs,
         unit: "boards/s".into(),
         extra: vec![],
@@ -263,7 +264,7 @@ pub fn ntuple_training(games: u64) -> anyhow::Result<Measurement> {
     Ok(Measurement {
         workload: format!("2048 ntuple training (first {games} games)"),
         backend: "cpu".into(),
-        on: format!("{} threads", config.threads),
+        on: text::count(config.threads as u64, "thread"),
         figure: s.moves_per_s,
         unit: "moves/s".into(),
         extra: vec![],
@@ -290,7 +291,7 @@ pub fn puzzle_solve_loop(min_seconds: f64) -> Measurement {
     Measurement {
         workload: "15-puzzle solve loop".into(),
         backend: "cpu".into(),
-        on: format!("{} threads", rayon::current_num_threads()),
+        on: text::count(rayon::current_num_threads() as u64, "thread"),
         figure: boards as f64 / secs,
         unit: "boards/s".into(),
         extra: vec![("moves per board".into(), moves as f64 / boards as f64)],
@@ -324,7 +325,7 @@ pub fn puzzle_optimal(
     Ok(Measurement {
         workload: format!("15-puzzle optimal ({} databases)", partition.name()),
         backend: "cpu".into(),
-        on: format!("{} threads", rayon::current_num_threads()),
+        on: text::count(rayon::current_num_threads() as u64, "thread"),
         figure: f64::from(count) / secs,
         unit: "boards/s".into(),
         extra: vec![("moves per board".into(), moves as f64 / f64::from(count))],

@@ -123,7 +123,8 @@ pub fn lock_for_writing(path: &Path) -> Result<WriteLock, InputFileError> {
 }
 
 /// Checks, before any work, that an output file can go where it is named: not over a
-/// directory, not below a file. (A missing directory is created when the file is written.)
+/// directory, not below a file, and in a directory that takes new files (a probe file is
+/// created there and removed). A missing directory is created when the file is written.
 pub fn check_output(path: &Path) -> Result<(), InputFileError> {
     if path.is_dir() {
         return Err(InputFileError::new(path, "a directory; give a file name"));
@@ -131,7 +132,17 @@ pub fn check_output(path: &Path) -> Result<(), InputFileError> {
     let mut dir = parent_dir(path);
     loop {
         match fs::metadata(dir) {
-            Ok(m) if m.is_dir() => return Ok(()),
+            Ok(m) if m.is_dir() => {
+                let probe = dir.join(format!(".rollsim-probe-{}", std::process::id()));
+                let made = fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&probe);
+                let _ = fs::remove_file(&probe);
+                return made.map(drop).map_err(|e| {
+                    InputFileError::new(path, format!("cannot write in {}: {e}", dir.display()))
+                });
+            }
             Ok(_) => {
                 return Err(InputFileError::new(
                     path,
@@ -320,7 +331,8 @@ mod tests {
 
     #[test]
     fn failed_writes_leave_the_target_and_no_temporary_file() {
-        let dir = std::env::temp_dir().join(format!("rollsim-files-{}", std::process::id()));
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let path = dir.join("sub").join("f.bin");
         write_atomically(&path, |w| w.write_all(b"old")).unwrap();
         let failed: io::Result<()> = write_atomically(&path, |w| {
@@ -330,7 +342,34 @@ mod tests {
         assert!(failed.is_err());
         assert_eq!(fs::read(&path).unwrap(), b"old");
         assert_eq!(fs::read_dir(dir.join("sub")).unwrap().count(), 1);
-        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn outputs_are_checked_before_any_work() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let file = dir.join("f");
+        fs::write(&file, b"").unwrap();
+        assert!(check_output(&dir.join("new/deeper/out.bin")).is_ok());
+        let over_dir = check_output(dir).unwrap_err().to_string();
+        assert!(over_dir.contains("a directory"), "{over_dir}");
+        let below_file = check_output(&file.join("out.bin")).unwrap_err().to_string();
+        assert!(below_file.contains("is not a directory"), "{below_file}");
+        assert_eq!(
+            fs::read_dir(dir).unwrap().count(),
+            1,
+            "the probe is removed"
+        );
+        // A directory that takes no new files (root ignores permission bits; /proc does not).
+        if Path::new("/proc/self").is_dir() {
+            let e = check_output(Path::new("/proc/rollsim-out"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.starts_with("/proc/rollsim-out: cannot write in /proc"),
+                "{e}"
+            );
+        }
     }
 
     #[test]

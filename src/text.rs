@@ -13,6 +13,15 @@ pub fn grid_rows(s: &str) -> Vec<Vec<&str>> {
         .collect()
 }
 
+/// `n` and a noun in its number: "1 thread", "2 threads".
+pub fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -24,5 +33,12 @@ mod tests {
             [vec!["1", "2", "3"], vec!["4"], vec!["5"], vec!["6", "7"]]
         );
         assert!(grid_rows(" / \n").is_empty());
+    }
+
+    #[test]
+    fn counts_agree_in_number() {
+        assert_eq!(count(1, "thread"), "1 thread");
+        assert_eq!(count(0, "thread"), "0 threads");
+        assert_eq!(count(2, "game"), "2 games");
     }
 }

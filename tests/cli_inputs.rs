@@ -74,7 +74,12 @@ fn outputs_that_cannot_be_written_are_refused_before_any_work() {
     std::fs::write(&file, "x").unwrap();
     let below_file = format!("{file}/out");
     let a_dir = dir.0.to_str().unwrap().to_string();
-    for out in [&a_dir, &below_file] {
+    let mut outs = vec![a_dir, below_file];
+    // A directory that takes no new files (root ignores permission bits; /proc does not).
+    if std::path::Path::new("/proc/self").is_dir() {
+        outs.push("/proc/rollsim-out".to_string());
+    }
+    for out in &outs {
         for args in [
             &[
                 "bearoff",
@@ -192,4 +197,104 @@ fn a_gnubg_database_of_another_kind_is_named_as_such() {
     bytes.extend([0u8; 64]);
     std::fs::write(&file, bytes).unwrap();
     assert_input_error(&["bearoff", "query", &file, "1"], "(hypergammon)");
+}
+
+/// A flag that does not apply to what the command was asked to do is refused, never ignored.
+#[test]
+fn flags_that_do_not_apply_are_refused_everywhere() {
+    let b = "123456789abcde0f";
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "puzzle", "solve", "--board", b, "--method", "loop", "--pdb", "5-5-5",
+            ],
+            "--pdb is for --method optimal",
+        ),
+        (
+            &[
+                "puzzle",
+                "solve",
+                "--board",
+                b,
+                "--method",
+                "astar",
+                "--pdb-dir",
+                ".",
+            ],
+            "--pdb-dir is for --method optimal",
+        ),
+        (
+            &["puzzle", "bench", "--method", "optimal", "--plan", "greedy"],
+            "--plan is for --method loop",
+        ),
+        (
+            &["puzzle", "solve", "--board", b, "--node-limit", "5"],
+            "--node-limit is for --method astar",
+        ),
+        (
+            &["puzzle", "bench", "--count", "1", "--backend", "gpu"],
+            "no GPU kernel",
+        ),
+        (
+            &[
+                "bearoff",
+                "build",
+                "--points",
+                "3",
+                "--checkers",
+                "3",
+                "--checkpoint-secs",
+                "5",
+            ],
+            "--checkpoint-secs applies to two-sided",
+        ),
+        (
+            &[
+                "bearoff",
+                "build",
+                "--two-sided",
+                "--points",
+                "3",
+                "--checkers",
+                "3",
+                "--no-gammon",
+            ],
+            "--no-gammon applies to one-sided",
+        ),
+        (
+            &[
+                "2048",
+                "experiment",
+                "--report",
+                "r.jsonl",
+                "--backend",
+                "cpu",
+            ],
+            "cannot be used with '--backend",
+        ),
+        (
+            &["2048", "play", "--player", "random", "--rollouts", "5"],
+            "--rollouts",
+        ),
+        (
+            &["2048", "play", "--player", "random", "--backend", "gpu"],
+            "--backend gpu",
+        ),
+    ];
+    let dir = TempDir::new("flags");
+    let out = dir.file("never-written.rsb");
+    for (args, says) in cases {
+        let mut args = args.to_vec();
+        if args[1] == "build" {
+            args.extend(["--out", &out, "--dry-run"]);
+        }
+        assert_input_error(&args, says);
+    }
+}
+
+#[test]
+fn a_cpu_only_command_does_not_offer_the_gpu() {
+    let help = rollsim(&["puzzle", "bench", "--help"]);
+    let text = String::from_utf8_lossy(&help.stdout);
+    assert!(text.contains("[possible values: auto, cpu]"), "{text}");
 }

@@ -78,7 +78,8 @@ use crate::files::CrcWriter;
 /// What can go wrong reading or writing a bearoff file.
 #[derive(Debug, thiserror::Error)]
 pub enum FormatError {
-    #[error("I/O error: {0}")]
+    // Transparent: "{0}" here would print the OS error twice under `{:#}`.
+    #[error(transparent)]
     Io(#[from] io::Error),
     #[error(
         "not a bearoff table: neither rollsim's format (RSBEAROF) nor gnubg's (gnubg-OS, gnubg-TS)"

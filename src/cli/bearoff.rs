@@ -1,5 +1,6 @@
 //! `rollsim bearoff …`: build and query bearoff databases.
 
+use crate::text::count;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -75,9 +76,9 @@ pub struct BuildArgs {
     #[arg(long)]
     dry_run: bool,
     /// Two-sided: make the build durable and resumable at least this often (seconds). A
-    /// build killed part-way resumes from its last checkpoint when run again.
-    #[arg(long, default_value_t = 60)]
-    checkpoint_secs: u64,
+    /// build killed part-way resumes from its last checkpoint when run again. Default: 60.
+    #[arg(long)]
+    checkpoint_secs: Option<u64>,
     /// Two-sided: ignore the checkpoint of an earlier, unfinished build of --out.
     #[arg(long)]
     fresh: bool,
@@ -287,11 +288,22 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
             "--uncompressed applies to gnubg one-sided files only",
         ));
     }
-    if a.cubeful && !a.two_sided {
-        return Err(input_error("--cubeful applies to two-sided tables only"));
+    let two_sided_flags = [
+        (a.cubeful, "--cubeful"),
+        (a.fresh, "--fresh"),
+        (a.checkpoint_secs.is_some(), "--checkpoint-secs"),
+    ];
+    for (given, flag) in two_sided_flags {
+        if given && !a.two_sided {
+            return Err(input_error(format!(
+                "{flag} applies to two-sided tables only"
+            )));
+        }
     }
-    if !a.two_sided && a.fresh {
-        return Err(input_error("--fresh applies to two-sided tables only"));
+    if a.no_gammon && a.two_sided {
+        return Err(input_error(
+            "--no-gammon applies to one-sided tables only (two-sided tables hold no gammons)",
+        ));
     }
     a.compute.init_threads()?;
     if a.two_sided {
@@ -570,7 +582,7 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
             &plan,
             gpu,
             Options {
-                checkpoint_every: Duration::from_secs(a.checkpoint_secs),
+                checkpoint_every: Duration::from_secs(a.checkpoint_secs.unwrap_or(60)),
                 fresh: a.fresh,
                 durable: a.format == Format::Rollsim,
                 progress: &progress,
@@ -651,13 +663,12 @@ fn print_plan(plan: &Plan, json: bool) -> anyhow::Result<()> {
             );
         }
         None => outln!(
-            "memory: {} ({} of columns: {} of {} positions at once, {} threads); available {} \
-             ({})",
+            "memory: {} ({} of columns: {} of {} positions at once, {}); available {} ({})",
             human(plan.memory_bytes),
             human(plan.window_bytes),
             plan.window_columns,
             plan.positions,
-            plan.threads,
+            count(plan.threads as u64, "thread"),
             plan.memory_available.map_or("unknown".into(), human),
             fits(plan.fits_memory())
         ),

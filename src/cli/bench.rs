@@ -1,5 +1,6 @@
 //! `rollsim bench`: every workload on every backend it can use, side by side.
 
+use crate::text::count;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -7,7 +8,7 @@ use anyhow::Context;
 
 use serde::Serialize;
 
-use super::{ComputeArgs, print_json};
+use super::print_json;
 use crate::bench::{
     Measurement, bearoff_build, ntuple_lookups_cpu, ntuple_lookups_gpu, ntuple_training,
     puzzle_optimal, puzzle_solve_loop, random_playouts, rollouts, sample_boards, sample_roots,
@@ -31,9 +32,8 @@ pub struct Args {
     /// Default: every backend this machine has, a software GPU such as lavapipe included.
     #[arg(long, value_enum)]
     backend: Option<Backend>,
-    /// CPU threads (default: all cores).
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
-    threads: Option<u16>,
+    #[command(flatten)]
+    threads: super::ThreadArgs,
     /// Roots per Monte Carlo batch (default 256, 64 with --quick).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     roots: Option<u32>,
@@ -120,11 +120,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     if let Some(path) = &a.out {
         check_output(path)?;
     }
-    ComputeArgs {
-        backend: Backend::Auto,
-        threads: a.threads,
-    }
-    .init_threads()?;
+    a.threads.init()?;
     let secs = a.seconds.unwrap_or(if a.quick { 1.0 } else { 5.0 });
     if !(secs.is_finite() && secs > 0.0) {
         return Err(super::input_error(format!(
@@ -270,7 +266,7 @@ fn beside(record: &Path, ext: &str) -> PathBuf {
 }
 
 fn print_table(r: &BenchReport) {
-    outln!("cpu: {} ({} threads)", r.cpu, r.cpu_threads);
+    outln!("cpu: {} ({})", r.cpu, count(r.cpu_threads as u64, "thread"));
     if let Some(a) = &r.adapter {
         outln!(
             "gpu: {} ({}, {}, {})",
@@ -388,8 +384,12 @@ fn chart(r: &BenchReport, out: &mut impl Write) -> std::io::Result<()> {
         .as_ref()
         .map_or("no GPU".to_string(), |a| a.name.clone());
     let title = format!(
-        "rollsim {} ({}) on {} ({} threads), {}",
-        r.rollsim_version, r.git_commit, r.cpu, r.cpu_threads, gpu
+        "rollsim {} ({}) on {} ({}), {}",
+        r.rollsim_version,
+        r.git_commit,
+        r.cpu,
+        count(r.cpu_threads as u64, "thread"),
+        gpu
     );
     crate::chart::bar_chart(&title, &bars, out)
 }

@@ -1,5 +1,6 @@
 //! `rollsim devices`: the adapters wgpu finds, and the one `--backend auto` takes.
 
+use crate::text::count;
 use serde::Serialize;
 
 use super::print_json;
@@ -48,8 +49,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     match d.auto {
         Some(i) => outln!("--backend auto takes [{i}] {}", d.adapters[i].name),
         None => outln!(
-            "--backend auto takes the CPU ({} threads): no real GPU{}",
-            d.cpu_threads,
+            "--backend auto takes the CPU ({}): no real GPU{}",
+            count(d.cpu_threads as u64, "thread"),
             if d.adapters.is_empty() {
                 ""
             } else {

@@ -20,7 +20,7 @@ pub struct ExperimentArgs {
     out: Option<PathBuf>,
     /// Summarise a results file (per N: score mean with 95% CI, median, reach rates with Wilson
     /// 95% intervals) and write FILE.csv; plays nothing.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["out", "rollouts", "games", "seed", "shard"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["out", "rollouts", "games", "seed", "shard", "objective", "backend", "threads"])]
     report: Option<PathBuf>,
     /// Rollouts per move of each sweep point, comma-separated: e.g. 10,100,1000.
     #[arg(long, value_name = "N,N,…", required_unless_present = "report")]

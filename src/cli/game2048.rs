@@ -1,5 +1,6 @@
 //! `rollsim 2048 …`: play, train, eval, show.
 
+use crate::text::count;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -7,7 +8,7 @@ use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use serde::Serialize;
 
 use super::experiment::{ExperimentArgs, MergeArgs};
-use super::{ComputeArgs, input_error, print_json, progress_bar};
+use super::{ComputeArgs, CpuComputeArgs, input_error, print_json, progress_bar};
 use crate::game2048::ntuple::{small_tuples, standard_tuples};
 use crate::game2048::play::{
     Candidate, Tally, best_candidate, evaluate_games, play_batch, play_expectimax_lockstep,
@@ -126,7 +127,7 @@ pub struct TrainArgs {
     #[arg(long, value_enum)]
     tuples: Option<TupleSet>,
     #[command(flatten)]
-    compute: ComputeArgs,
+    compute: CpuComputeArgs,
     /// Print one JSON object on stdout instead of the per-block lines.
     #[arg(long)]
     json: bool,
@@ -339,7 +340,7 @@ fn print_report(r: &Report) {
     };
     let backend = match &r.adapter {
         Some(a) => format!("{} ({a})", r.backend),
-        None => format!("{} ({} threads)", r.backend, r.threads),
+        None => format!("{} ({})", r.backend, count(r.threads as u64, "thread")),
     };
     outln!("player      {player}");
     outln!("backend     {backend}");
@@ -618,7 +619,7 @@ fn block_line(b: &BlockStats) -> String {
 }
 
 fn train_command(a: TrainArgs) -> anyhow::Result<()> {
-    a.compute.cpu_only("n-tuple training and its TD updates")?;
+    a.compute.init("n-tuple training and its TD updates")?;
     if !(a.alpha.is_finite() && a.alpha > 0.0) {
         return Err(input_error(format!(
             "--alpha must be a positive number, not {}",
@@ -668,7 +669,7 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
             a.games
         )));
     }
-    let threads = match a.compute.threads {
+    let threads = match a.compute.threads.count {
         Some(t) => usize::from(t),
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
@@ -683,12 +684,13 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
     };
     if !a.json {
         outln!(
-            "training {} games ({} to go) of {} tuples ({} weights), alpha {}, seed {seed}, {threads} threads",
+            "training {} games ({} to go) of {} tuples ({} weights), alpha {}, seed {seed}, {}",
             a.games,
             config.games,
             net.tuples().len(),
             net.len(),
-            a.alpha
+            a.alpha,
+            count(threads as u64, "thread")
         );
     }
     let bar = super::progress_bar_with_message(config.games, "games", a.quiet);

@@ -55,27 +55,63 @@ pub struct ComputeArgs {
     /// auto: a real GPU if there is one, else CPU threads; gpu: any adapter, software included.
     #[arg(long, value_enum, default_value_t = Backend::Auto)]
     pub backend: Backend,
-    /// CPU threads (default: all cores; at most 1024).
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
-    pub threads: Option<u16>,
+    #[command(flatten)]
+    pub threads: ThreadArgs,
 }
 
-impl ComputeArgs {
-    /// For a command with no GPU kernel: `--backend gpu` is an input error naming `what`;
-    /// `auto` and `cpu` mean CPU threads. Then sizes the thread pool.
-    fn cpu_only(&self, what: &str) -> anyhow::Result<()> {
-        if self.backend == Backend::Gpu {
+/// `--backend` of a command with no GPU kernel: `gpu` is accepted by the parser but hidden
+/// from the help, so that it is refused with a message saying why rather than as a typo.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CpuBackend {
+    Auto,
+    Cpu,
+    #[value(hide = true)]
+    Gpu,
+}
+
+/// Where to compute, for a command that runs on CPU threads only.
+#[derive(Args, Debug, Clone)]
+pub struct CpuComputeArgs {
+    /// auto or cpu: CPU threads (this command has no GPU kernel).
+    #[arg(long, value_enum, default_value_t = CpuBackend::Auto)]
+    pub backend: CpuBackend,
+    #[command(flatten)]
+    pub threads: ThreadArgs,
+}
+
+/// `--threads`, defined once for every command that computes.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct ThreadArgs {
+    /// CPU threads (default: all cores; at most 1024).
+    #[arg(id = "threads", long = "threads", value_name = "THREADS", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub count: Option<u16>,
+}
+
+impl CpuComputeArgs {
+    /// `--backend gpu` is an input error naming `what`; `auto` and `cpu` mean CPU threads.
+    /// Then sizes the thread pool.
+    fn init(&self, what: &str) -> anyhow::Result<()> {
+        if self.backend == CpuBackend::Gpu {
             return Err(input_error(format!(
                 "--backend gpu: {what} run on CPU threads only, with no GPU kernel (use --backend \
                  cpu or auto)"
             )));
         }
-        self.init_threads()
+        self.threads.init()
     }
+}
 
+impl ComputeArgs {
     /// Sizes rayon's global pool; call once, before any parallel work.
     fn init_threads(&self) -> anyhow::Result<()> {
-        if let Some(t) = self.threads {
+        self.threads.init()
+    }
+}
+
+impl ThreadArgs {
+    /// Sizes rayon's global pool; call once, before any parallel work.
+    fn init(&self) -> anyhow::Result<()> {
+        if let Some(t) = self.count {
             rayon::ThreadPoolBuilder::new()
                 .num_threads(usize::from(t))
                 .build_global()

@@ -1,5 +1,6 @@
 //! `rollsim puzzle …`: solve, bench.
 
+use crate::text::count;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -10,7 +11,7 @@ use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{ComputeArgs, input_error, print_json, progress_bar};
+use super::{CpuComputeArgs, input_error, print_json, progress_bar};
 use crate::puzzle::pdb::{self, BuildObserver, Source};
 use crate::puzzle::{
     Board, LoopSolver, Partition, PdbHeuristic, Plan, STAGES, astar, ida, moves_to_string,
@@ -37,6 +38,17 @@ pub enum Method {
     Astar,
 }
 
+impl Method {
+    /// The name `--method` takes.
+    fn name(self) -> &'static str {
+        match self {
+            Method::Loop => "loop",
+            Method::Optimal => "optimal",
+            Method::Astar => "astar",
+        }
+    }
+}
+
 #[derive(ClapArgs, Debug)]
 pub struct SolverArgs {
     /// loop: the solve loop; optimal: IDA* with pattern databases; astar: A*, Manhattan, node limit.
@@ -44,19 +56,20 @@ pub struct SolverArgs {
     method: Method,
     /// Solve loop: which loops tiles 1 and 2 turn (lookahead: the pair with the shortest whole
     /// solution; greedy: each the cheapest alone), or shortest (each stage by its shortest moves).
-    #[arg(long, value_enum, default_value_t = Plan::Lookahead)]
-    plan: Plan,
+    /// Default: lookahead.
+    #[arg(long, value_enum)]
+    plan: Option<Plan>,
     /// Optimal: the pattern-database partition of the 15-puzzle (3x3 boards always use 4-4).
     /// Databases are built once and cached (--pdb-dir): the default 7-8 takes about 5.4
-    /// minutes and 5.4 GB to build on this project's 2-core machine, 6-6-3 seconds.
-    #[arg(long, value_enum, default_value_t = Partition::P78)]
-    pdb: Partition,
+    /// minutes and 5.4 GB to build on this project's 2-core machine, 6-6-3 seconds. Default: 7-8.
+    #[arg(long, value_enum)]
+    pdb: Option<Partition>,
     /// Optimal: where databases are cached (default $XDG_CACHE_HOME/rollsim or ~/.cache/rollsim).
     #[arg(long, value_name = "DIR")]
     pdb_dir: Option<PathBuf>,
-    /// A*: most nodes expanded per board before giving up.
-    #[arg(long, default_value_t = 1_000_000, value_name = "N")]
-    node_limit: u64,
+    /// A*: most nodes expanded per board before giving up (default: 1000000).
+    #[arg(long, value_name = "N")]
+    node_limit: Option<u64>,
     /// Replay every solution and confirm it reaches the goal (the default).
     #[arg(long, overrides_with = "no_verify")]
     verify: bool,
@@ -64,7 +77,7 @@ pub struct SolverArgs {
     #[arg(long, overrides_with = "verify")]
     no_verify: bool,
     #[command(flatten)]
-    compute: ComputeArgs,
+    compute: CpuComputeArgs,
     /// No progress bars or notes on stderr.
     #[arg(long, short)]
     quiet: bool,
@@ -182,6 +195,22 @@ struct Solvers {
 impl Solvers {
     fn new(a: &SolverArgs, boards: &[Board]) -> anyhow::Result<Solvers> {
         let widths = |w: usize| boards.iter().any(|b| b.width() == w);
+        let method_flags = [
+            (a.plan.is_some(), "--plan", Method::Loop),
+            (a.pdb.is_some(), "--pdb", Method::Optimal),
+            (a.pdb_dir.is_some(), "--pdb-dir", Method::Optimal),
+            (a.node_limit.is_some(), "--node-limit", Method::Astar),
+        ];
+        for (given, flag, method) in method_flags {
+            if given && a.method != method {
+                return Err(input_error(format!(
+                    "{flag} is for --method {}, not {}",
+                    method.name(),
+                    a.method.name()
+                )));
+            }
+        }
+        let pdb = a.pdb.unwrap_or(Partition::P78);
         if a.method == Method::Loop && widths(3) {
             return Err(input_error(
                 "the solve loop is for 4x4 boards; use --method optimal or astar for 3x3 boards",
@@ -189,8 +218,8 @@ impl Solvers {
         }
         let mut s = Solvers {
             method: a.method,
-            plan: a.plan,
-            node_limit: a.node_limit,
+            plan: a.plan.unwrap_or(Plan::Lookahead),
+            node_limit: a.node_limit.unwrap_or(1_000_000),
             verify: !a.no_verify,
             heur3: None,
             heur4: None,
@@ -198,10 +227,10 @@ impl Solvers {
             pdb_name: None,
         };
         if a.method == Method::Optimal {
-            if a.pdb.width() != 4 && widths(4) {
+            if pdb.width() != 4 && widths(4) {
                 return Err(input_error(format!(
                     "--pdb {} is for 3x3 boards; choose 7-8, 6-6-3 or 5-5-5 for 4x4 boards",
-                    a.pdb.name()
+                    pdb.name()
                 )));
             }
             let t0 = Instant::now();
@@ -225,15 +254,15 @@ impl Solvers {
                 s.heur3 = Some(load(Partition::P44, dir.as_deref(), a.quiet)?);
             }
             if widths(4) {
-                s.heur4 = Some(load(a.pdb, dir.as_deref(), a.quiet)?);
-                s.pdb_name = Some(a.pdb.name());
+                s.heur4 = Some(load(pdb, dir.as_deref(), a.quiet)?);
+                s.pdb_name = Some(pdb.name());
             } else {
                 s.pdb_name = Some(Partition::P44.name());
             }
             s.pdb_seconds = Some(t0.elapsed().as_secs_f64());
         }
         if a.method == Method::Loop {
-            LoopSolver::get(a.plan); // build the tables before the clock starts
+            LoopSolver::get(s.plan); // build the tables before the clock starts
         }
         Ok(s)
     }
@@ -453,7 +482,7 @@ fn solve(a: SolveArgs) -> anyhow::Result<()> {
         }
         (None, None) => unreachable!("clap requires --board or --file"),
     };
-    a.solver.compute.cpu_only("the 15-puzzle solvers")?;
+    a.solver.compute.init("the 15-puzzle solvers")?;
     let solvers = Solvers::new(&a.solver, &boards)?;
     let (results, seconds) = solve_all(&solvers, &boards, a.solver.quiet)?;
     let summary = solvers.summarise(&results, seconds, None);
@@ -560,16 +589,16 @@ fn print_summary(s: &Summary) {
         outln!("databases {p:.2} s to load or build");
     }
     outln!(
-        "speed     {:.3} s on {} threads: {:.1} boards/s, {:.6} s per board (one thread)",
+        "speed     {:.3} s on {}: {:.1} boards/s, {:.6} s per board (one thread)",
         s.seconds,
-        s.threads,
+        count(s.threads as u64, "thread"),
         s.boards_per_s,
         s.seconds_per_board
     );
 }
 
 fn bench(a: BenchArgs) -> anyhow::Result<()> {
-    a.solver.compute.cpu_only("the 15-puzzle solvers")?;
+    a.solver.compute.init("the 15-puzzle solvers")?;
     let seed = a.seed.unwrap_or_else(rand::random);
     // Each board is kept with its result (its text, solution and stage counts): under 1 kB.
     crate::memory::check_fits("puzzle bench --count", u64::from(a.count), 1024)

@@ -191,7 +191,8 @@ impl Element {
 /// What can go wrong building, reading or writing a network.
 #[derive(Debug, thiserror::Error)]
 pub enum NetworkError {
-    #[error("I/O error: {0}")]
+    // Transparent: "{0}" here would print the OS error twice under `{:#}`.
+    #[error(transparent)]
     Io(#[from] io::Error),
     #[error("not a rollsim n-tuple network file (bad magic)")]
     BadMagic,

@@ -170,7 +170,8 @@ impl std::fmt::Debug for PatternDb {
 /// Why a database file was not used.
 #[derive(Debug, thiserror::Error)]
 pub enum PdbFileError {
-    #[error("{0}")]
+    // Transparent: "{0}" here would print the OS error twice under `{:#}`.
+    #[error(transparent)]
     Io(#[from] io::Error),
     #[error("not a rollsim pattern database (bad magic)")]
     Magic,
