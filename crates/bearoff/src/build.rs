@@ -1,0 +1,355 @@
+//! Builds that write as they sweep: a two-sided table by columns into rollsim's file, pass by
+//! pass (cubeless, then cubeful), with checkpoints from which a killed build resumes to the
+//! same bytes; a one-sided table level by level straight into gnubg's format.
+
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use super::columns::{Cell, CellKind, Cubeful, Cubeless, Fixed, Moves, Recurrence, sweep};
+use super::format::{GNUBG_ENTRIES, GnubgOneSidedWriter, gnubg_entries};
+use super::one_sided::{Level, Pass as OneSidedPass, Plays, Prob, sweep as one_sided_sweep};
+use super::plan::Plan;
+use super::position::Space;
+use super::table::{Partial, Progress, Section};
+use crate::Gpu;
+use rollsim_core::memory::huge_filled;
+
+/// How a build reports and checkpoints.
+pub struct Options<'a> {
+    /// Checkpoint at the first level boundary after this long (zero: after every level).
+    pub checkpoint_every: Duration,
+    /// Ignore a checkpoint left by an earlier build.
+    pub fresh: bool,
+    /// Sync the finished file to disk (not for a table that is only converted and removed).
+    pub durable: bool,
+    /// Pairs done, as they are done (all done before `first` on resuming, in one call).
+    pub progress: &'a (dyn Fn(u64) + Sync),
+    /// Called once when the build resumes from a checkpoint, with the pairs already done.
+    pub resumed: &'a mut dyn FnMut(Progress, u64),
+}
+
+/// For tests of resuming: the process kills itself right after this many checkpoints.
+const KILL_AFTER_CHECKPOINTS: &str = "ROLLSIM_TEST_KILL_AFTER_CHECKPOINTS";
+
+/// Builds the planned table into `out` (written as `OUT.partial`, then renamed), on the GPU
+/// when one is given (the plan's cells are then fixed32), else on CPU threads.
+pub fn build_two_sided(
+    out: &Path,
+    plan: &Plan,
+    gpu: Option<&Gpu>,
+    opts: Options,
+) -> anyhow::Result<()> {
+    let layout = plan.layout();
+    let _lock = rollsim_core::files::lock_for_writing(out)?;
+    let (partial, resumed) = Partial::open(out, layout, opts.fresh)?;
+    let moves = Moves::new(layout.space);
+    if let Some(p) = resumed {
+        let pairs = (moves.n * moves.n) as u64;
+        let sections = plan.passes().iter().filter(|s| s.0 < p.section).count() as u64;
+        (opts.resumed)(p, sections * pairs + moves.pairs_below(p.levels_done));
+    }
+    let kill_after: Option<u32> = std::env::var(KILL_AFTER_CHECKPOINTS)
+        .ok()
+        .and_then(|v| v.parse().ok());
+    let mut checkpoints = 0;
+    for (section, cell) in plan.passes() {
+        let first = match resumed {
+            Some(p) if p.section > section => {
+                (opts.progress)(moves.n as u64 * moves.n as u64);
+                continue;
+            }
+            Some(p) if p.section == section => p.levels_done,
+            _ => 0,
+        };
+        let mut pass = Pass {
+            moves: &moves,
+            partial: &partial,
+            section,
+            first,
+            progress: opts.progress,
+            every: opts.checkpoint_every,
+            last: Instant::now(),
+            checkpoints: &mut checkpoints,
+            kill_after,
+        };
+        match (gpu, section, cell) {
+            (Some(g), Section::Cubeless, CellKind::Fixed32) => pass.run_gpu::<1, Cubeless>(g),
+            (Some(g), Section::Cubeful, CellKind::Fixed32) => pass.run_gpu::<3, Cubeful>(g),
+            (Some(_), _, cell) => {
+                anyhow::bail!("the GPU sweep stores fixed32 values, not {}", cell.name())
+            }
+            (None, Section::Cubeless, CellKind::F32) => pass.run::<1, Cubeless, f32>(),
+            (None, Section::Cubeless, CellKind::F64) => pass.run::<1, Cubeless, f64>(),
+            (None, Section::Cubeless, CellKind::U16) => pass.run::<1, Cubeless, u16>(),
+            (None, Section::Cubeless, CellKind::Fixed32) => pass.run::<1, Cubeless, Fixed>(),
+            (None, Section::Cubeful, CellKind::F32) => pass.run::<3, Cubeful, f32>(),
+            (None, Section::Cubeful, CellKind::F64) => pass.run::<3, Cubeful, f64>(),
+            (None, Section::Cubeful, CellKind::U16) => pass.run::<3, Cubeful, u16>(),
+            (None, Section::Cubeful, CellKind::Fixed32) => pass.run::<3, Cubeful, Fixed>(),
+        }?;
+    }
+    partial.finish(opts.durable)?;
+    Ok(())
+}
+
+struct Pass<'a> {
+    moves: &'a Moves,
+    partial: &'a Partial,
+    section: Section,
+    first: usize,
+    progress: &'a (dyn Fn(u64) + Sync),
+    every: Duration,
+    last: Instant,
+    checkpoints: &'a mut u32,
+    kill_after: Option<u32>,
+}
+
+impl Pass<'_> {
+    /// After each level: its progress, and a checkpoint when one is due.
+    fn level_done(&mut self, level: usize) -> std::io::Result<()> {
+        let n = self.moves.n;
+        (self.progress)((self.moves.levels[level].len() * n) as u64);
+        if self.last.elapsed() >= self.every {
+            self.partial.checkpoint(Progress {
+                section: self.section,
+                levels_done: level + 1,
+            })?;
+            self.last = Instant::now();
+            *self.checkpoints += 1;
+            if self.kill_after == Some(*self.checkpoints) {
+                kill_self();
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the pass is already complete; reports the pairs done before `first`.
+    fn skip(&self) -> bool {
+        let n = self.moves.n;
+        if self.first >= self.moves.levels.len() {
+            (self.progress)((n * n) as u64);
+            return true;
+        }
+        let done = self.moves.pairs_below(self.first);
+        if done > 0 {
+            (self.progress)(done);
+        }
+        false
+    }
+
+    /// The levels whose columns a pass resumed at `first` reads again.
+    fn reload_levels(&self) -> std::ops::Range<usize> {
+        self.first.saturating_sub(super::columns::MAX_ROLL_PIPS)..self.first
+    }
+
+    fn run<const K: usize, R: Recurrence<K>, C: Cell>(&mut self) -> anyhow::Result<()> {
+        if self.skip() {
+            return Ok(());
+        }
+        let (moves, partial, section) = (self.moves, self.partial, self.section);
+        let record = K * moves.n;
+        let mut window = huge_filled(moves.window.capacity * record, C::zeroed());
+        // Resuming: the columns the next levels read come back from the partial file.
+        for level in self.reload_levels() {
+            for &x in &moves.levels[level] {
+                let slot = moves.window.slot[x as usize] as usize;
+                partial.read_column(section, x, &mut window[slot * record..][..record])?;
+            }
+        }
+        let first = self.first;
+        sweep::<K, R, C>(
+            moves,
+            first,
+            &mut window,
+            &|x, column| partial.write_column(section, x, column),
+            &mut |level| self.level_done(level),
+        )?;
+        Ok(())
+    }
+
+    #[cfg(not(feature = "gpu"))]
+    #[allow(clippy::extra_unused_type_parameters)] // the GPU sweep's signature, never called
+    fn run_gpu<const K: usize, R: Recurrence<K>>(&mut self, gpu: &Gpu) -> anyhow::Result<()> {
+        match *gpu {}
+    }
+
+    #[cfg(feature = "gpu")]
+    fn run_gpu<const K: usize, R: Recurrence<K>>(&mut self, gpu: &Gpu) -> anyhow::Result<()> {
+        if self.skip() {
+            return Ok(());
+        }
+        let (moves, partial, section) = (self.moves, self.partial, self.section);
+        let first = self.first;
+        crate::columns::gpu::sweep::<K, R>(
+            gpu,
+            moves,
+            first,
+            &|x, cells: &mut [Fixed]| partial.read_column(section, x, cells),
+            &|x, column| partial.write_column(section, x, column),
+            &mut |level| self.level_done(level),
+        )
+    }
+}
+
+/// Dies as a killed process does, with no unwinding and no cleanup.
+fn kill_self() -> ! {
+    #[cfg(unix)]
+    // SAFETY: sends SIGKILL to this process.
+    unsafe {
+        libc::kill(libc::getpid(), libc::SIGKILL);
+    }
+    std::process::abort()
+}
+
+/// Builds a one-sided table straight into gnubg's format (compressed or plain, with the
+/// distributions of rolls until the first checker is off when `first_off`), keeping only the
+/// last 25 levels of the sweep (see [`one_sided_sweep`]) and, for the compressed layout, the
+/// index. The first-off pass goes first, to a temporary file in `spill_dir` read back in the
+/// same order by the bearing-off pass, whose records carry both runs.
+///
+/// All of it runs on a rayon worker, for the reason given at [`OneSided::build_cpu`].
+///
+/// [`OneSided::build_cpu`]: super::OneSided::build_cpu
+pub fn build_one_sided_gnubg<P: Prob>(
+    space: Space,
+    first_off: bool,
+    compressed: bool,
+    out: &mut (impl Write + Seek + Send),
+    spill_dir: &Path,
+    progress: &(dyn Fn(u64) + Sync),
+) -> anyhow::Result<()> {
+    rayon::scope(|_| one_sided_gnubg::<P>(space, first_off, compressed, out, spill_dir, progress))
+}
+
+/// A pass of the best plays, for gnubg's 32 entries.
+fn gnubg_pass(terminal_below: u32) -> OneSidedPass<'static> {
+    OneSidedPass {
+        terminal_below,
+        rolls: GNUBG_ENTRIES,
+        plays: Plays::Best,
+        keep_plays: false,
+    }
+}
+
+fn one_sided_gnubg<P: Prob>(
+    space: Space,
+    first_off: bool,
+    compressed: bool,
+    out: &mut (impl Write + Seek),
+    spill_dir: &Path,
+    progress: &(dyn Fn(u64) + Sync),
+) -> anyhow::Result<()> {
+    let entries = |level: &Level<P>, j: usize| {
+        let (first, probs) = level.distribution(j);
+        gnubg_entries(first, probs.iter().map(|p| p.load()))
+    };
+    let mut spill = match first_off {
+        false => None,
+        true => {
+            let mut w = BufWriter::new(tempfile::tempfile_in(spill_dir)?);
+            one_sided_sweep::<P, anyhow::Error>(
+                &space,
+                gnubg_pass(space.checkers),
+                progress,
+                &mut |level| {
+                    for (j, &i) in level.positions.iter().enumerate() {
+                        w.write_all(&i.to_le_bytes())?;
+                        for q in entries(level, j) {
+                            w.write_all(&q.to_le_bytes())?;
+                        }
+                    }
+                    Ok(())
+                },
+            )?;
+            let mut f = w.into_inner().map_err(|e| e.into_error())?;
+            f.seek(SeekFrom::Start(0))?;
+            Some(BufReader::new(f))
+        }
+    };
+    let mut writer = GnubgOneSidedWriter::new(space, compressed, first_off, Some(spill_dir), out)?;
+    one_sided_sweep::<P, anyhow::Error>(&space, gnubg_pass(1), progress, &mut |level| {
+        let mut record = [0u8; 4 + 2 * GNUBG_ENTRIES];
+        for (j, &i) in level.positions.iter().enumerate() {
+            let g = match &mut spill {
+                None => None,
+                Some(r) => {
+                    r.read_exact(&mut record)?;
+                    // Both passes take the positions in the same order.
+                    anyhow::ensure!(record[..4] == i.to_le_bytes(), "first-off pass out of step");
+                    let mut q = [0u16; GNUBG_ENTRIES];
+                    for (q, b) in q.iter_mut().zip(record[4..].chunks_exact(2)) {
+                        *q = u16::from_le_bytes([b[0], b[1]]);
+                    }
+                    Some(q)
+                }
+            };
+            writer.push(i, &entries(level, j), g.as_ref())?;
+        }
+        Ok(())
+    })?;
+    Ok(writer.finish()?)
+}
+
+#[cfg(test)]
+mod one_sided_tests {
+    use std::io::Cursor;
+
+    use super::*;
+    use crate::OneSided;
+    use crate::format::{read_gnubg_one_sided, write_gnubg_one_sided};
+    use crate::one_sided::Fixed31;
+
+    fn streamed<P: Prob>(space: Space, first_off: bool, compressed: bool) -> Vec<u8> {
+        let dir = tempfile::tempdir().unwrap();
+        let mut out = Cursor::new(Vec::new());
+        build_one_sided_gnubg::<P>(space, first_off, compressed, &mut out, dir.path(), &|_| {})
+            .unwrap();
+        out.into_inner()
+    }
+
+    #[test]
+    fn streamed_gnubg_tables_hold_the_exact_tables_values() {
+        for (space, first_off) in [
+            (Space::new(6, 15).unwrap(), true),
+            (Space::new(7, 9).unwrap(), false),
+        ] {
+            let t = OneSided::build(space, first_off);
+            for compressed in [true, false] {
+                let mut want = Cursor::new(Vec::new());
+                write_gnubg_one_sided(&t, compressed, first_off, &mut want).unwrap();
+                let want = want.into_inner();
+                let got = streamed::<f64>(space, first_off, compressed);
+                // The plain layout puts each record in its place; the compressed one puts the
+                // runs in the sweep's order, which only the index tells.
+                assert_eq!(got.len(), want.len());
+                if !compressed {
+                    assert!(got == want, "{space:?}");
+                }
+                let (w, g) = (
+                    read_gnubg_one_sided(&want).unwrap(),
+                    read_gnubg_one_sided(&got).unwrap(),
+                );
+                assert_eq!(w, g, "{space:?} compressed {compressed}");
+                // fixed32: at most one unit off, and rarely.
+                let f = read_gnubg_one_sided(&streamed::<Fixed31>(space, first_off, compressed))
+                    .unwrap();
+                let (mut off, mut total) = (0, 0);
+                let pairs = w.dist.iter().zip(&f.dist).chain(
+                    w.gammon_dist
+                        .iter()
+                        .flatten()
+                        .zip(f.gammon_dist.iter().flatten()),
+                );
+                for (a, b) in pairs {
+                    for (x, y) in a.iter().zip(b) {
+                        assert!(x.abs_diff(*y) <= 1, "{space:?}: {x} vs {y}");
+                        off += usize::from(x != y);
+                        total += 1;
+                    }
+                }
+                assert!(off * 1000 < total, "{off} of {total} entries differ");
+            }
+        }
+    }
+}

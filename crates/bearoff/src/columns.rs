@@ -1,0 +1,1156 @@
+//! The two-sided sweep by columns, whose memory is the values themselves.
+//!
+//! `V(x, y)` are the values of the side on roll at x against y (its winning chance, or its
+//! three cubeful money equities). Positions go by pip count, and every play lowers it. For each
+//! position x:
+//! 1. its **row** `V(x, u)` for every u: per roll, a max over the columns of x's plays
+//!    (`C[x'][u] = V(u, x')`, what the opponent has after x plays to x'), then the weighted sum
+//!    over the 21 rolls. Pure streaming over whole columns, vectorised, no gathers;
+//! 2. its **column** `V(u, x)` for every u: the same max and sum over u's plays, read from the
+//!    row just computed (one row, in cache), through per-die chains (the best after one, two and
+//!    three steps of a die, as the one-sided sweep keeps them).
+//!
+//! Only columns are kept, each computed once and handed to a sink (the output file) as soon as
+//! it is done. A play lowers the mover's pips by at most 24, so a column is read only while its
+//! level lies within 24 pips of the current one: the sweep holds a window of 25 levels of
+//! columns, two thirds of the table for 15 checkers on 6 points. Each pair is computed twice,
+//! in its roller's row and in its opponent's column, in exchange for no strided writes; both
+//! give the same bits (same plays, same order of summation, inputs equal by induction).
+//!
+//! Arithmetic: the max over plays is exact in the cell's working type (the recurrences only
+//! negate and double), the sum over rolls is taken in f64 from +0.0 in roll order, and each
+//! value is rounded once to its cell. So the error against exact arithmetic is at most half a
+//! cell step per ply, and in practice far less (`results/bearoff-precision.jsonl`: f32 within
+//! 1.1e-7 on 10x6, 7.6e-8 on the whole 15x15 table). With [`Fixed`] cells every step is exact
+//! integer arithmetic, which the GPU kernel (`columns::gpu`) repeats bit for bit.
+
+use std::ops::Neg;
+
+use rayon::prelude::*;
+
+use super::format::quantize;
+use super::moves::{ROLLS, Unranked};
+use super::one_sided::Levels;
+use super::position::Space;
+use super::two_sided::cube_decision;
+
+/// Most pips one roll removes (6-6): a column is read only by rows within this many levels.
+pub const MAX_ROLL_PIPS: usize = 24;
+
+/// The working type of a cell: f32, [`Fixed`], or f64 for the exact reference.
+pub trait Real: Copy + Send + Sync + PartialOrd + Neg<Output = Self> + 'static {
+    const NEG_INFINITY: Self;
+    const ONE: Self;
+    fn max(self, other: Self) -> Self;
+    /// IEEE maxNum: the same as `max` here, where there are no NaNs.
+    fn maxnum(self, other: Self) -> Self;
+    fn min(self, other: Self) -> Self;
+    fn twice(self) -> Self;
+    fn to_f64(self) -> f64;
+    fn from_f64(v: f64) -> Self;
+}
+
+macro_rules! real {
+    ($t:ty) => {
+        impl Real for $t {
+            const NEG_INFINITY: Self = <$t>::NEG_INFINITY;
+            const ONE: Self = 1.0;
+            #[inline(always)]
+            fn max(self, other: Self) -> Self {
+                // Not `<$t>::max`: its NaN handling keeps LLVM from a plain vector max.
+                if other > self { other } else { self }
+            }
+            #[inline(always)]
+            fn maxnum(self, other: Self) -> Self {
+                <$t>::max(self, other)
+            }
+            #[inline(always)]
+            fn min(self, other: Self) -> Self {
+                if other < self { other } else { self }
+            }
+            #[inline(always)]
+            fn twice(self) -> Self {
+                self + self
+            }
+            #[inline(always)]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            #[inline(always)]
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+        }
+    };
+}
+real!(f32);
+real!(f64);
+
+/// A value in fixed point, `raw / 2^29`: every value of a bearoff table lies in [-1, 1], and
+/// twice that still fits. The sweep's operations on it are exact integer ones, and its sum over
+/// the rolls is exact in f64, so a value is the exact recurrence rounded once to 2^-29 (1.9e-9):
+/// the same bits on every backend, GPU kernels included, which have no f64.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(transparent)]
+pub struct Fixed(pub i32);
+
+impl Fixed {
+    pub const FRACTION_BITS: u32 = 29;
+    const SCALE: f64 = (1u64 << Self::FRACTION_BITS) as f64;
+}
+
+impl Neg for Fixed {
+    type Output = Fixed;
+    #[inline(always)]
+    fn neg(self) -> Fixed {
+        Fixed(-self.0)
+    }
+}
+
+impl Real for Fixed {
+    // Not i32::MIN, whose negation overflows.
+    const NEG_INFINITY: Self = Fixed(-i32::MAX);
+    const ONE: Self = Fixed(1 << Self::FRACTION_BITS);
+    #[inline(always)]
+    fn max(self, other: Self) -> Self {
+        Fixed(self.0.max(other.0))
+    }
+    #[inline(always)]
+    fn maxnum(self, other: Self) -> Self {
+        Fixed(self.0.max(other.0))
+    }
+    #[inline(always)]
+    fn min(self, other: Self) -> Self {
+        Fixed(self.0.min(other.0))
+    }
+    #[inline(always)]
+    fn twice(self) -> Self {
+        Fixed(self.0 << 1)
+    }
+    /// Exact: a power-of-two scale.
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        f64::from(self.0) / Self::SCALE
+    }
+    /// Rounded half up to the nearest 2^-29, `floor(v 2^29 + 1/2)`: exact in f64 for the
+    /// sweep's `OFFSET + sum / 36`, whose exact value is either a multiple of 2^-29 / 36 at
+    /// least 1/36 of a step from a rounding boundary or exactly on one (and then representable).
+    #[inline(always)]
+    fn from_f64(v: f64) -> Self {
+        Fixed((v * Self::SCALE + 0.5).floor() as i32)
+    }
+}
+
+/// How values are stored, in memory and in rollsim's file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CellKind {
+    /// 16-bit fixed point over the value's range (gnubg's own precision).
+    U16,
+    F32,
+    /// [`Fixed`]: 32-bit fixed point, 2^-29; the GPU's cell.
+    Fixed32,
+    F64,
+}
+
+impl CellKind {
+    pub const fn bytes(self) -> usize {
+        match self {
+            CellKind::U16 => 2,
+            CellKind::F32 | CellKind::Fixed32 => 4,
+            CellKind::F64 => 8,
+        }
+    }
+
+    /// The code in rollsim's file header.
+    pub const fn code(self) -> u32 {
+        match self {
+            CellKind::F32 => 1,
+            CellKind::F64 => 2,
+            CellKind::U16 => 3,
+            CellKind::Fixed32 => 4,
+        }
+    }
+
+    pub fn from_code(code: u32) -> Option<CellKind> {
+        [
+            CellKind::F32,
+            CellKind::F64,
+            CellKind::U16,
+            CellKind::Fixed32,
+        ]
+        .into_iter()
+        .find(|k| k.code() == code)
+    }
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            CellKind::U16 => "u16",
+            CellKind::F32 => "f32",
+            CellKind::Fixed32 => "fixed32",
+            CellKind::F64 => "f64",
+        }
+    }
+
+    /// Half the step between neighbouring values near the top of `range`: the most one
+    /// rounding to this cell moves a value.
+    pub fn half_step(self, range: (f64, f64)) -> f64 {
+        let top = range.1.abs().max(range.0.abs());
+        match self {
+            CellKind::U16 => (range.1 - range.0) / 65535.0 / 2.0,
+            CellKind::F32 => top * f64::from(f32::EPSILON) / 2.0,
+            CellKind::Fixed32 => 0.5 / Fixed::SCALE,
+            CellKind::F64 => top * f64::EPSILON / 2.0,
+        }
+    }
+}
+
+/// A stored value.
+pub trait Cell: bytemuck::Pod + Send + Sync {
+    type Work: Real;
+    const KIND: CellKind;
+    fn load(self, range: (f64, f64)) -> Self::Work;
+    fn store(v: f64, range: (f64, f64)) -> Self;
+}
+
+impl Cell for f64 {
+    type Work = f64;
+    const KIND: CellKind = CellKind::F64;
+    #[inline(always)]
+    fn load(self, _: (f64, f64)) -> f64 {
+        self
+    }
+    #[inline(always)]
+    fn store(v: f64, _: (f64, f64)) -> f64 {
+        v
+    }
+}
+
+impl Cell for f32 {
+    type Work = f32;
+    const KIND: CellKind = CellKind::F32;
+    #[inline(always)]
+    fn load(self, _: (f64, f64)) -> f32 {
+        self
+    }
+    #[inline(always)]
+    fn store(v: f64, _: (f64, f64)) -> f32 {
+        v as f32
+    }
+}
+
+impl Cell for Fixed {
+    type Work = Fixed;
+    const KIND: CellKind = CellKind::Fixed32;
+    #[inline(always)]
+    fn load(self, _: (f64, f64)) -> Fixed {
+        self
+    }
+    #[inline(always)]
+    fn store(v: f64, _: (f64, f64)) -> Fixed {
+        Fixed::from_f64(v)
+    }
+}
+
+impl Cell for u16 {
+    type Work = f32;
+    const KIND: CellKind = CellKind::U16;
+    #[inline(always)]
+    fn load(self, (lo, hi): (f64, f64)) -> f32 {
+        // In f32: decoding through f64 made the cubeful sweep 70% slower than on f32 cells.
+        f32::from(self) * ((hi - lo) / 65535.0) as f32 + lo as f32
+    }
+    #[inline(always)]
+    fn store(v: f64, (lo, hi): (f64, f64)) -> u16 {
+        // gnubg's rounding: (e + 1) / 2 * 65535 for an equity e.
+        quantize((v - lo) / (hi - lo))
+    }
+}
+
+/// The K values a two-sided sweep computes per pair.
+pub trait Recurrence<const K: usize>: Sync {
+    /// The side on roll is off: it won.
+    const WON: [f64; K];
+    /// Its opponent is off: it lost.
+    const LOST: [f64; K];
+    /// Every value lies in this range.
+    const RANGE: (f64, f64);
+    /// `V = OFFSET + Σ_r p(r) max_play after(V')`.
+    const OFFSET: f64;
+    /// The mover's K values, up to `OFFSET`, when the opponent is on roll with values `v`.
+    /// Exact in any [`Real`]: it only negates, doubles and compares.
+    fn after<W: Real>(v: [W; K]) -> [W; K];
+    /// The body of `after` in WGSL (`shaders/columns.wgsl`), from `v` into `a`.
+    const WGSL_AFTER: &'static str;
+}
+
+/// Cubeless: the winning chance, `W = 1 - Σ_r p(r) min_play W'`.
+pub struct Cubeless;
+
+impl Recurrence<1> for Cubeless {
+    const WON: [f64; 1] = [1.0];
+    const LOST: [f64; 1] = [0.0];
+    const RANGE: (f64, f64) = (0.0, 1.0);
+    const OFFSET: f64 = 1.0;
+    #[inline(always)]
+    fn after<W: Real>([w]: [W; 1]) -> [W; 1] {
+        [-w]
+    }
+    const WGSL_AFTER: &'static str = "a[0] = -v[0];";
+}
+
+/// Cubeful money equities of the side on roll before its cube decision: it owns the cube, the
+/// cube is centred, its opponent owns it (gnubg's makebearoff recurrences).
+pub struct Cubeful;
+
+impl Recurrence<3> for Cubeful {
+    const WON: [f64; 3] = [1.0; 3];
+    const LOST: [f64; 3] = [-1.0; 3];
+    const RANGE: (f64, f64) = (-1.0, 1.0);
+    const OFFSET: f64 = 0.0;
+    #[inline(always)]
+    fn after<W: Real>([owns, centred, opponent_owns]: [W; 3]) -> [W; 3] {
+        [
+            // I own the cube: the opponent on roll cannot double.
+            -opponent_owns,
+            // Centred: the opponent may double, and I would own it.
+            -cube_decision(centred, opponent_owns),
+            // The opponent owns it and may double.
+            -cube_decision(owns, opponent_owns),
+        ]
+    }
+    const WGSL_AFTER: &'static str =
+        "a[0] = -v[2]; a[1] = -cube_decision(v[1], v[2]); a[2] = -cube_decision(v[0], v[2]);";
+}
+
+/// What the sweep needs of a space: its levels, every position's plays per roll (for rows)
+/// and single-die moves (for the chains of columns), and the window's layout.
+pub struct Moves {
+    pub space: Space,
+    pub n: usize,
+    /// Positions by pip count.
+    pub levels: Vec<Vec<u32>>,
+    /// `plays[plays_start[21 x + r] .. plays_start[21 x + r + 1]]`: the distinct positions a
+    /// roll r takes x to, ascending.
+    plays_start: Vec<u32>,
+    plays: Vec<u32>,
+    /// Likewise per die, `6 u + d - 1`, in order of the point moved from.
+    die_start: Vec<u32>,
+    die: Vec<u32>,
+    pub window: Window,
+}
+
+/// Where each column lives in the window: a ring of `capacity` columns, each level's columns
+/// contiguous (a level that would wrap starts over at 0 instead), no level overlapping the 24
+/// below it.
+pub struct Window {
+    pub capacity: usize,
+    /// First slot of each level.
+    pub level_slot: Vec<usize>,
+    /// `slot[x]`: x's column's slot.
+    pub slot: Vec<u32>,
+}
+
+impl Window {
+    /// The capacity for levels of these sizes: the most columns 25 consecutive levels hold,
+    /// plus the widest level, since within 25 levels the ring wraps at most once, wasting less
+    /// than one level.
+    fn capacity(sizes: &[u64], n: u64) -> u64 {
+        Window::ring_capacity(sizes, MAX_ROLL_PIPS + 1).min(n)
+    }
+
+    /// The capacity of a ring that keeps `depth` consecutive levels of these sizes, each
+    /// contiguous: the most they hold, plus the widest level (see [`Window::ring_slots`]).
+    pub fn ring_capacity(sizes: &[u64], depth: usize) -> u64 {
+        let live = (0..sizes.len())
+            .map(|l| sizes[(l + 1).saturating_sub(depth)..=l].iter().sum::<u64>())
+            .max()
+            .unwrap_or(0);
+        live + sizes.iter().copied().max().unwrap_or(0)
+    }
+
+    /// The first slot of each level in a ring of `capacity`: levels one after the other, a
+    /// level that would wrap starting over at 0.
+    pub fn ring_slots(sizes: &[u64], capacity: u64) -> Vec<usize> {
+        let mut next = 0;
+        sizes
+            .iter()
+            .map(|&size| {
+                if next + size > capacity {
+                    next = 0;
+                }
+                let at = next;
+                next += size;
+                at as usize
+            })
+            .collect()
+    }
+
+    /// The capacity for a space, counted without enumerating its positions (so that a plan
+    /// for an impossible table allocates nothing).
+    pub fn capacity_of(space: Space) -> u64 {
+        Window::capacity(&space.level_sizes(), space.len() as u64)
+    }
+
+    pub fn new(levels: &[Vec<u32>], n: usize) -> Window {
+        let sizes: Vec<u64> = levels.iter().map(|l| l.len() as u64).collect();
+        let capacity = Window::capacity(&sizes, n as u64);
+        let level_slot = Window::ring_slots(&sizes, capacity);
+        let mut slot = vec![0u32; n];
+        for (level, &first) in levels.iter().zip(&level_slot) {
+            for (k, &x) in level.iter().enumerate() {
+                slot[x as usize] = (first + k) as u32;
+            }
+        }
+        Window {
+            capacity: capacity as usize,
+            level_slot,
+            slot,
+        }
+    }
+}
+
+impl Moves {
+    pub fn new(space: Space) -> Moves {
+        let n = space.len();
+        let levels = Levels::new(&space).by_pips;
+        let unranked: Vec<Unranked> = (0..n as u32)
+            .into_par_iter()
+            .map(|i| Unranked::new(&space, i))
+            .collect();
+        let die_moves = |u: u32, d: u32, out: &mut Vec<u32>| {
+            let mut buf = [0u32; 18];
+            let k = unranked[u as usize].die_moves(d, &mut buf);
+            out.extend_from_slice(&buf[..k]);
+        };
+        // Per position: its plays and their count per roll, its die moves and their count per die.
+        type Lists = (Vec<u32>, [u32; 21], Vec<u32>, [u32; 6]);
+        let per_position: Vec<Lists> = (0..n as u32)
+            .into_par_iter()
+            .map(|x| {
+                let (mut plays, mut play_len) = (Vec::new(), [0u32; 21]);
+                let (mut cur, mut next) = (Vec::new(), Vec::new());
+                for (r, &(a, b, _)) in ROLLS.iter().enumerate() {
+                    let start = plays.len();
+                    let orders: &[[u8; 4]] = if a == b {
+                        &[[a; 4]]
+                    } else {
+                        &[[a, b, 0, 0], [b, a, 0, 0]]
+                    };
+                    for dice in orders {
+                        cur.clear();
+                        cur.push(x);
+                        for &d in dice.iter().filter(|&&d| d > 0) {
+                            next.clear();
+                            for &p in &cur {
+                                if p == 0 {
+                                    next.push(0);
+                                } else {
+                                    die_moves(p, u32::from(d), &mut next);
+                                }
+                            }
+                            next.sort_unstable();
+                            next.dedup();
+                            std::mem::swap(&mut cur, &mut next);
+                        }
+                        plays.extend_from_slice(&cur);
+                    }
+                    plays[start..].sort_unstable();
+                    let mut k = start;
+                    for i in start..plays.len() {
+                        if k == start || plays[i] != plays[k - 1] {
+                            plays[k] = plays[i];
+                            k += 1;
+                        }
+                    }
+                    plays.truncate(k);
+                    play_len[r] = (k - start) as u32;
+                }
+                let (mut die, mut die_len) = (Vec::new(), [0u32; 6]);
+                for d in 1..=6 {
+                    let before = die.len();
+                    if x > 0 {
+                        die_moves(x, d, &mut die);
+                    }
+                    die_len[d as usize - 1] = (die.len() - before) as u32;
+                }
+                (plays, play_len, die, die_len)
+            })
+            .collect();
+        let mut plays_start = Vec::with_capacity(21 * n + 1);
+        let mut die_start = Vec::with_capacity(6 * n + 1);
+        let (mut plays, mut die) = (Vec::new(), Vec::new());
+        plays_start.push(0);
+        die_start.push(0);
+        for (p, pl, d, dl) in per_position {
+            plays.extend(p);
+            die.extend(d);
+            for l in pl {
+                plays_start.push(plays_start.last().unwrap() + l);
+            }
+            for l in dl {
+                die_start.push(die_start.last().unwrap() + l);
+            }
+        }
+        let window = Window::new(&levels, n);
+        Moves {
+            space,
+            n,
+            levels,
+            plays_start,
+            plays,
+            die_start,
+            die,
+            window,
+        }
+    }
+
+    #[inline]
+    fn plays(&self, x: u32, r: usize) -> &[u32] {
+        let i = 21 * x as usize + r;
+        &self.plays[self.plays_start[i] as usize..self.plays_start[i + 1] as usize]
+    }
+
+    #[inline]
+    fn die_moves(&self, u: usize, d: usize) -> &[u32] {
+        let i = 6 * u + d;
+        &self.die[self.die_start[i] as usize..self.die_start[i + 1] as usize]
+    }
+
+    /// The pairs a pass computes in the levels below `level` (a level's positions against every
+    /// position): the progress of a resumed pass.
+    pub fn pairs_below(&self, level: usize) -> u64 {
+        self.levels[..level.min(self.levels.len())]
+            .iter()
+            .map(|l| (l.len() * self.n) as u64)
+            .sum()
+    }
+
+    /// The play lists as the GPU reads them: where each list starts (`21 x + r`, one more
+    /// entry than lists) and the positions.
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))] // the GPU kernel's tables
+    pub(crate) fn play_lists(&self) -> (&[u32], &[u32]) {
+        (&self.plays_start, &self.plays)
+    }
+
+    /// Bytes these tables take (the plan counts them).
+    pub fn bytes(&self) -> u64 {
+        4 * (self.plays_start.len()
+            + self.plays.len()
+            + self.die_start.len()
+            + self.die.len()
+            + self.window.slot.len()) as u64
+    }
+
+    /// Estimated bytes of `Moves::new(space)`, before building it: 170 plays and 15.4 die
+    /// moves per position on 6 points with 15 checkers, fewer with fewer (measured), plus the
+    /// per-position intermediate lists while it is built.
+    pub fn estimate_bytes(space: Space) -> u64 {
+        (space.len() as u64).saturating_mul(4 * (21 + 6 + 1 + 200 + 20) * 2)
+    }
+
+    /// Estimated u32 words of the play lists, slots and level order the GPU reads: at most 200
+    /// plays a position (170 measured for 15x6).
+    pub fn estimate_gpu_words(space: Space) -> u64 {
+        (space.len() as u64).saturating_mul(21 + 200 + 2) + 1
+    }
+}
+
+/// One value of the mover at u in a column: `after`, what it has at u (the opponent to roll),
+/// and its best after one, two and three steps of die d at index d - 1. Eight lanes of `first`,
+/// so that the first steps of all dice are one vector; one block of 96 bytes for f32.
+#[derive(Clone, Copy)]
+#[repr(C, align(32))]
+struct Chain<W> {
+    first: [W; 8],
+    second: [W; 6],
+    after: W,
+    third: [W; 7],
+}
+
+impl<W: Real> Chain<W> {
+    const EMPTY: Chain<W> = Chain {
+        first: [W::NEG_INFINITY; 8],
+        second: [W::NEG_INFINITY; 6],
+        after: W::NEG_INFINITY,
+        third: [W::NEG_INFINITY; 7],
+    };
+}
+
+/// Per-thread scratch for one position's row and column.
+struct Scratch<W: Real, const K: usize> {
+    /// The row, K planes of n.
+    row: Vec<W>,
+    chains: Vec<[Chain<W>; K]>,
+    best: Vec<W>,
+    acc: Vec<f64>,
+}
+
+/// Row block: every play column's block stays in L1/L2 across the 21 rolls (8 KB a column for
+/// f32 cells).
+const BLOCK: usize = 2048;
+
+impl<W: Real, const K: usize> Scratch<W, K> {
+    fn new(n: usize) -> Self {
+        Scratch {
+            row: vec![W::NEG_INFINITY; K * n],
+            chains: vec![[Chain::EMPTY; K]; n],
+            best: vec![W::NEG_INFINITY; K * BLOCK],
+            acc: vec![0.0; K * BLOCK],
+        }
+    }
+
+    /// Bytes of one thread's scratch per position (a row and its chains).
+    fn bytes_per_position() -> u64 {
+        (K * (std::mem::size_of::<W>() + std::mem::size_of::<Chain<W>>())) as u64
+    }
+}
+
+/// Bytes the sweep holds: the window of `K`-value columns of `cell` cells, and each thread's
+/// scratch (`threads` of them).
+pub fn sweep_bytes(n: u64, window_columns: u64, k: u64, cell: CellKind, threads: u64) -> u64 {
+    let per_position = match (k, cell) {
+        (1, CellKind::F64) => Scratch::<f64, 1>::bytes_per_position(),
+        (1, _) => Scratch::<f32, 1>::bytes_per_position(),
+        (_, CellKind::F64) => Scratch::<f64, 3>::bytes_per_position(),
+        _ => Scratch::<f32, 3>::bytes_per_position(),
+    };
+    let scratch = n.saturating_mul(per_position) + (1 << 20);
+    (window_columns.saturating_mul(n))
+        .saturating_mul(k * cell.bytes() as u64)
+        .saturating_add(threads.saturating_mul(scratch))
+}
+
+/// Runs the sweep from level `first` (0 for a fresh build; on resuming, the window must hold
+/// the columns of the 24 levels below it). Each finished column (K planes of n cells, the
+/// side on roll's values against that position) goes to `sink` from the worker that computed
+/// it; `level_done(l)` runs once every column of level l is in the sink.
+pub fn sweep<const K: usize, R: Recurrence<K>, C: Cell>(
+    moves: &Moves,
+    first: usize,
+    window: &mut [C],
+    sink: &(dyn Fn(u32, &[C]) -> std::io::Result<()> + Sync),
+    level_done: &mut (dyn FnMut(usize) -> std::io::Result<()> + Send),
+) -> std::io::Result<()> {
+    let record = K * moves.n;
+    assert_eq!(window.len(), moves.window.capacity * record);
+    // On a rayon worker: a parallel loop per level started from outside the pool parks and
+    // wakes a thread each time (see `OneSided::build_cpu`).
+    rayon::scope(|_| {
+        for level in first..moves.levels.len() {
+            let positions = &moves.levels[level];
+            let start = moves.window.level_slot[level];
+            let (before, rest) = window.split_at_mut(start * record);
+            let (mine, after) = rest.split_at_mut(positions.len() * record);
+            let others = Others {
+                before,
+                after,
+                start: start + positions.len(),
+                record,
+            };
+            mine.par_chunks_mut(record)
+                .zip(positions.par_iter())
+                .try_for_each_init(
+                    || Scratch::<C::Work, K>::new(moves.n),
+                    |scratch, (column, &x)| {
+                        solve_position_fastest::<K, R, C>(moves, &others, scratch, x, column);
+                        sink(x, column)
+                    },
+                )?;
+            level_done(level)?;
+        }
+        Ok(())
+    })
+}
+
+/// The window's columns outside the level being computed.
+struct Others<'a, C> {
+    before: &'a [C],
+    after: &'a [C],
+    /// The slot `after` begins at.
+    start: usize,
+    record: usize,
+}
+
+impl<C> Others<'_, C> {
+    #[inline]
+    fn column(&self, slot: usize) -> &[C] {
+        if slot < self.start {
+            &self.before[slot * self.record..(slot + 1) * self.record]
+        } else {
+            let s = slot - self.start;
+            &self.after[s * self.record..(s + 1) * self.record]
+        }
+    }
+}
+
+/// [`solve_position`] compiled for the widest vectors this CPU has: AVX2 where it is there
+/// (10x6 cubeless: rows 1.51 -> 1.40 s of 2.9 s), else the build's baseline (SSE4.2).
+fn solve_position_fastest<const K: usize, R: Recurrence<K>, C: Cell>(
+    moves: &Moves,
+    others: &Others<C>,
+    s: &mut Scratch<C::Work, K>,
+    x: u32,
+    column: &mut [C],
+) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx2,fma")]
+        fn avx2<const K: usize, R: Recurrence<K>, C: Cell>(
+            moves: &Moves,
+            others: &Others<C>,
+            s: &mut Scratch<C::Work, K>,
+            x: u32,
+            column: &mut [C],
+        ) {
+            solve_position::<K, R, C>(moves, others, s, x, column)
+        }
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU has the features `avx2` was compiled for.
+            return unsafe { avx2::<K, R, C>(moves, others, s, x, column) };
+        }
+    }
+    solve_position::<K, R, C>(moves, others, s, x, column)
+}
+
+/// x's row, then its column into `column`.
+#[inline(always)]
+fn solve_position<const K: usize, R: Recurrence<K>, C: Cell>(
+    moves: &Moves,
+    others: &Others<C>,
+    s: &mut Scratch<C::Work, K>,
+    x: u32,
+    column: &mut [C],
+) {
+    let n = moves.n;
+    let range = R::RANGE;
+    if x == 0 {
+        // The side on roll against an opponent who is off has lost, but for the empty pair.
+        for j in 0..K {
+            column[j * n] = C::store(R::WON[j], range);
+            column[j * n + 1..(j + 1) * n].fill(C::store(R::LOST[j], range));
+        }
+        return;
+    }
+    // The row: V(x, u) for every u.
+    for u0 in (0..n).step_by(BLOCK) {
+        let len = BLOCK.min(n - u0);
+        s.acc[..K * len].fill(0.0);
+        for (r, &(_, _, w)) in ROLLS.iter().enumerate() {
+            row_roll::<K, R, C>(moves, others, x, r, u0, len, &mut s.best);
+            let w = f64::from(w);
+            for (a, &b) in s.acc[..K * len].iter_mut().zip(&s.best[..K * len]) {
+                *a += w * b.to_f64();
+            }
+        }
+        for j in 0..K {
+            for (v, &a) in s.row[j * n + u0..j * n + u0 + len]
+                .iter_mut()
+                .zip(&s.acc[j * len..(j + 1) * len])
+            {
+                *v = C::store(R::OFFSET + a / 36.0, range).load(range);
+            }
+        }
+    }
+    for j in 0..K {
+        s.row[j * n] = C::store(R::LOST[j], range).load(range);
+    }
+    // The column: V(u, x) for every u, from the row through per-die chains.
+    for (u, c) in s.chains.iter_mut().enumerate() {
+        let after = R::after(std::array::from_fn(|j| s.row[j * n + u]));
+        for j in 0..K {
+            c[j].after = after[j];
+        }
+    }
+    for c in &mut s.chains[0] {
+        let v = c.after;
+        (c.first, c.second, c.third) = ([v; 8], [v; 6], [v; 7]);
+    }
+    for j in 0..K {
+        column[j * n] = C::store(R::WON[j], range);
+    }
+    for u in 1..n {
+        // `pair[a][j][b]`: the best value j after die a then die b (the roll a-b played a
+        // first); `double[a][j]`: after four steps of die a.
+        let mut pair = [[[C::Work::NEG_INFINITY; 8]; K]; 6];
+        let mut double = [[C::Work::NEG_INFINITY; K]; 6];
+        macro_rules! die {
+            ($($a:literal)*) => {$(
+                (pair[$a], double[$a]) = die_chain::<K, C::Work, $a>(moves, &mut s.chains, u);
+            )*};
+        }
+        die!(0 1 2 3 4 5);
+        for j in 0..K {
+            // The rolls in ROLLS order, as constant indices (a loop over ROLLS reads them).
+            let mut sum = 0.0;
+            #[allow(clippy::needless_range_loop)]
+            for a in 0..6 {
+                for b in a..6 {
+                    let (v, w) = if a == b {
+                        (double[a][j], 1.0)
+                    } else {
+                        (pair[a][j][b].max(pair[b][j][a]), 2.0)
+                    };
+                    sum += w * v.to_f64();
+                }
+            }
+            column[j * n + u] = C::store(R::OFFSET + sum / 36.0, range);
+        }
+    }
+}
+
+/// The chains of die `A` at u (written into `chains[u]`, whose lower positions are done), and
+/// what the rolls with an `A` take from them.
+#[inline(always)]
+fn die_chain<const K: usize, W: Real, const A: usize>(
+    moves: &Moves,
+    chains: &mut [[Chain<W>; K]],
+    u: usize,
+) -> ([[W; 8]; K], [W; K]) {
+    let neg = W::NEG_INFINITY;
+    let (mut pair, mut first, mut third, mut double) =
+        ([[neg; 8]; K], [neg; K], [neg; K], [neg; K]);
+    for &m in moves.die_moves(u, A) {
+        let next = &chains[m as usize];
+        for j in 0..K {
+            for (p, &v) in pair[j].iter_mut().zip(&next[j].first) {
+                *p = p.max(v);
+            }
+            first[j] = first[j].max(next[j].after);
+            third[j] = third[j].max(next[j].second[A]);
+            double[j] = double[j].max(next[j].third[A]);
+        }
+    }
+    for j in 0..K {
+        let c = &mut chains[u][j];
+        c.first[A] = first[j];
+        c.second[A] = pair[j][A];
+        c.third[A] = third[j];
+    }
+    (pair, double)
+}
+
+/// `best[j * len + i]` = max over the columns of x's plays with roll r of
+/// `after(C[u0 + i])[j]`.
+#[inline(always)]
+fn row_roll<const K: usize, R: Recurrence<K>, C: Cell>(
+    moves: &Moves,
+    others: &Others<C>,
+    x: u32,
+    r: usize,
+    u0: usize,
+    len: usize,
+    best: &mut [C::Work],
+) {
+    let (n, range) = (moves.n, R::RANGE);
+    let planes = |p: u32| -> [&[C]; K] {
+        let c = others.column(moves.window.slot[p as usize] as usize);
+        std::array::from_fn(|j| &c[j * n + u0..][..len])
+    };
+    let best: [&mut [C::Work]; K] = {
+        let mut rest = &mut best[..K * len];
+        std::array::from_fn(|_| {
+            let (b, r) = std::mem::take(&mut rest).split_at_mut(len);
+            rest = r;
+            b
+        })
+    };
+    let (first, rest) = moves
+        .plays(x, r)
+        .split_first()
+        .expect("a position not off has plays");
+    let c = planes(*first);
+    for i in 0..len {
+        let v = R::after(std::array::from_fn(|j| c[j][i].load(range)));
+        for j in 0..K {
+            best[j][i] = v[j];
+        }
+    }
+    // Eight lanes at a time as fixed-size arrays, which LLVM vectorises; a plain loop over i
+    // stayed scalar for three values (8x6 cubeful, u16 cells: 529 -> 240 ns a pair).
+    const LANES: usize = 8;
+    let whole = len / LANES * LANES;
+    for &p in rest {
+        let c = planes(p);
+        for i in (0..whole).step_by(LANES) {
+            let cells: [&[C; LANES]; K] =
+                std::array::from_fn(|j| c[j][i..i + LANES].try_into().unwrap());
+            let mut lanes: [[C::Work; LANES]; K] = std::array::from_fn(|j| {
+                let b: &[C::Work; LANES] = best[j][i..i + LANES].try_into().unwrap();
+                *b
+            });
+            for t in 0..LANES {
+                let v = R::after(std::array::from_fn(|j| cells[j][t].load(range)));
+                for j in 0..K {
+                    // `maxnum`, not a select: a select into memory became masked stores
+                    // under AVX2 (rows 60% slower).
+                    lanes[j][t] = lanes[j][t].maxnum(v[j]);
+                }
+            }
+            for j in 0..K {
+                best[j][i..i + LANES].copy_from_slice(&lanes[j]);
+            }
+        }
+        for i in whole..len {
+            let v = R::after(std::array::from_fn(|j| c[j][i].load(range)));
+            for j in 0..K {
+                best[j][i] = best[j][i].maxnum(v[j]);
+            }
+        }
+    }
+}
+
+/// The whole table in memory, `[them][j][us]` (column `them`, value j, the side on roll at
+/// `us`): for small tables, tests and benchmarks.
+pub fn solve_in_memory<const K: usize, R: Recurrence<K>, C: Cell>(space: Space) -> Vec<C> {
+    let moves = Moves::new(space);
+    let n = moves.n;
+    let out = std::sync::Mutex::new(vec![C::zeroed(); n * K * n]);
+    let mut window = vec![C::zeroed(); moves.window.capacity * K * n];
+    sweep::<K, R, C>(
+        &moves,
+        0,
+        &mut window,
+        &|x, col| {
+            let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
+            out[x as usize * K * n..][..K * n].copy_from_slice(col);
+            Ok(())
+        },
+        &mut |_| Ok(()),
+    )
+    .expect("a sink in memory does not fail");
+    out.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(feature = "gpu")]
+pub mod gpu;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::moves::slow_plays;
+    use crate::two_sided::TwoSided;
+
+    #[test]
+    fn every_level_is_reported_once_after_its_columns() {
+        let moves = Moves::new(Space::new(4, 4).unwrap());
+        let n = moves.n;
+        let written = std::sync::Mutex::new(vec![false; n]);
+        let mut window = vec![0f32; moves.window.capacity * n];
+        let mut levels = Vec::new();
+        sweep::<1, Cubeless, f32>(
+            &moves,
+            0,
+            &mut window,
+            &|x, _| {
+                written.lock().unwrap()[x as usize] = true;
+                Ok(())
+            },
+            &mut |l| {
+                let w = written.lock().unwrap();
+                assert!(moves.levels[l].iter().all(|&x| w[x as usize]));
+                levels.push(l);
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(levels, (0..moves.levels.len()).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn plays_are_every_play_by_brute_force() {
+        let space = Space::new(5, 4).unwrap();
+        let moves = Moves::new(space);
+        let (mut c, mut p) = ([0u8; 5], [0u8; 5]);
+        for x in 1..space.len() as u32 {
+            space.position(x, &mut c);
+            for (r, &(a, b, _)) in ROLLS.iter().enumerate() {
+                let want: Vec<u32> = slow_plays(&c, a.into(), b.into())
+                    .iter()
+                    .map(|q| space.index(q))
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .into_iter()
+                    .collect();
+                assert_eq!(moves.plays(x, r), &want[..], "{c:?} {a}-{b}");
+                let _ = &mut p;
+            }
+        }
+    }
+
+    #[test]
+    fn window_levels_never_overlap_the_24_below() {
+        for (points, checkers) in [(6, 15), (6, 6), (3, 10), (10, 3)] {
+            let space = Space::new(points, checkers).unwrap();
+            let levels = Levels::new(&space).by_pips;
+            let w = Window::new(&levels, space.len());
+            assert!(w.capacity <= space.len());
+            for l in 0..levels.len() {
+                let mine = w.level_slot[l]..w.level_slot[l] + levels[l].len();
+                assert!(mine.end <= w.capacity);
+                for (below, level) in levels
+                    .iter()
+                    .enumerate()
+                    .take(l)
+                    .skip(l.saturating_sub(MAX_ROLL_PIPS))
+                {
+                    let theirs = w.level_slot[below]..w.level_slot[below] + level.len();
+                    assert!(mine.end <= theirs.start || theirs.end <= mine.start);
+                }
+            }
+        }
+        // 15 checkers on 6 points: at most 35,798 columns live at once, two thirds of 54,264.
+        let space = Space::new(6, 15).unwrap();
+        let w = Window::new(&Levels::new(&space).by_pips, space.len());
+        assert!(w.capacity >= 35_798 && w.capacity <= 35_798 + 1_636);
+        for (points, checkers) in [(6, 15), (6, 6), (3, 10), (10, 3), (1, 1), (18, 1)] {
+            let space = Space::new(points, checkers).unwrap();
+            let w = Window::new(&Levels::new(&space).by_pips, space.len());
+            assert_eq!(
+                Window::capacity_of(space),
+                w.capacity as u64,
+                "{points}x{checkers}"
+            );
+        }
+    }
+
+    #[test]
+    fn cubeless_equals_the_pair_sweep() {
+        for (points, checkers) in [(6, 4), (4, 6), (3, 3), (1, 5)] {
+            let space = Space::new(points, checkers).unwrap();
+            let n = space.len();
+            let old = TwoSided::build(space);
+            let new = solve_in_memory::<1, Cubeless, f64>(space);
+            for us in 0..n {
+                for them in 0..n {
+                    if us == 0 && them == 0 {
+                        continue;
+                    }
+                    let (a, b) = (old.win[us * n + them], new[them * n + us]);
+                    assert!((a - b).abs() < 1e-13, "{us} {them}: {a} {b}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn cubeful_equals_the_pair_sweep() {
+        let space = Space::new(5, 4).unwrap();
+        let n = space.len();
+        let old = TwoSided::build_with_progress(space, true, &|_| {});
+        let cube = old.cubeful.unwrap();
+        let new = solve_in_memory::<3, Cubeful, f64>(space);
+        for us in 0..n {
+            for them in 0..n {
+                if us == 0 && them == 0 {
+                    continue;
+                }
+                for j in 0..3 {
+                    let (a, b) = (cube[us * n + them][j], new[them * 3 * n + j * n + us]);
+                    assert!((a - b).abs() < 1e-13, "{us} {them} {j}: {a} {b}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn narrow_cells_stay_near_f64() {
+        let space = Space::new(6, 5).unwrap();
+        let exact = solve_in_memory::<1, Cubeless, f64>(space);
+        let single = solve_in_memory::<1, Cubeless, f32>(space);
+        let worst = exact
+            .iter()
+            .zip(&single)
+            .map(|(&a, &b)| (a - f64::from(b)).abs())
+            .fold(0.0, f64::max);
+        assert!(worst < 1e-6, "f32 cubeless off by {worst}");
+        let fixed = solve_in_memory::<1, Cubeless, Fixed>(space);
+        let worst = exact
+            .iter()
+            .zip(&fixed)
+            .map(|(&a, &b)| (a - b.to_f64()).abs())
+            .fold(0.0, f64::max);
+        assert!(worst < 1e-8, "fixed32 cubeless off by {worst}");
+        let exact = solve_in_memory::<3, Cubeful, f64>(space);
+        let wide = solve_in_memory::<3, Cubeful, Fixed>(space);
+        let worst = exact
+            .iter()
+            .zip(&wide)
+            .map(|(&a, &b)| (a - b.to_f64()).abs())
+            .fold(0.0, f64::max);
+        assert!(worst < 1e-8, "fixed32 cubeful off by {worst}");
+        let fixed = solve_in_memory::<3, Cubeful, u16>(space);
+        let worst = exact
+            .iter()
+            .zip(&fixed)
+            .map(|(&a, &b)| (a - f64::from(b.load(Cubeful::RANGE))).abs())
+            .fold(0.0, f64::max);
+        assert!(worst < 2e-4, "u16 cubeful off by {worst}");
+        assert!(worst > 0.0);
+    }
+
+    #[test]
+    fn a_small_table_is_the_block_of_a_large_one() {
+        // gnubg's order puts positions with fewer checkers first, and a pair's value depends
+        // only on pairs with no more checkers: the 4-checker table is the top-left block of the
+        // 6-checker one, bit for bit.
+        let (small, large) = (Space::new(6, 4).unwrap(), Space::new(6, 6).unwrap());
+        let (a, b) = (
+            solve_in_memory::<3, Cubeful, f32>(small),
+            solve_in_memory::<3, Cubeful, f32>(large),
+        );
+        let (m, n) = (small.len(), large.len());
+        for them in 0..m {
+            for j in 0..3 {
+                assert_eq!(
+                    a[(them * 3 + j) * m..][..m],
+                    b[(them * 3 + j) * n..][..m],
+                    "column {them} value {j}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn fixed_point_rounds_half_up_exactly() {
+        let step = 1.0 / Fixed::SCALE;
+        assert_eq!(Fixed::from_f64(1.0), Fixed::ONE);
+        assert_eq!(Fixed::from_f64(-1.0), -Fixed::ONE);
+        assert_eq!(Fixed::from_f64(0.5 * step), Fixed(1));
+        assert_eq!(Fixed::from_f64(-0.5 * step), Fixed(0));
+        assert_eq!(Fixed::from_f64(0.49 * step), Fixed(0));
+        // The sweep's form: OFFSET + m 2^-29 / 36 rounds as floor((m + 18) / 36) + OFFSET.
+        for m in [
+            -36 * 5 - 18,
+            -19,
+            -18,
+            -17,
+            0,
+            17,
+            18,
+            19,
+            36 * 1000 + 18,
+            35 << 29,
+        ] {
+            for offset in [0.0, 1.0] {
+                let v = offset + (f64::from(m) * step) / 36.0;
+                let want = (i64::from(m) + 18).div_euclid(36) + ((offset as i64) << 29);
+                assert_eq!(i64::from(Fixed::from_f64(v).0), want, "{m} {offset}");
+            }
+        }
+        assert_eq!(cube_decision(Fixed::ONE, Fixed::ONE), Fixed::ONE);
+    }
+
+    #[test]
+    fn u16_cells_round_as_gnubg_does() {
+        assert_eq!(u16::store(1.0, Cubeful::RANGE), 0xFFFF);
+        assert_eq!(u16::store(-1.0, Cubeful::RANGE), 0);
+        assert_eq!(u16::store(0.5, Cubeless::RANGE), 32768);
+        assert_eq!(u16::store(0.0, Cubeful::RANGE), 32768);
+        assert_eq!(
+            u16::store(0.25, Cubeless::RANGE),
+            crate::format::quantize(0.25)
+        );
+        assert_eq!(0xFFFFu16.load(Cubeful::RANGE), 1.0);
+    }
+}

@@ -1,0 +1,509 @@
+//! The sweep by columns on the GPU: host side of `shaders/columns.wgsl`, twin of
+//! [`crate::columns::sweep`] with [`Fixed`] cells, whose exact integer arithmetic gives the CPU's
+//! values to the last bit.
+//!
+//! The window of columns lives on the device, split across up to eight storage bindings of at
+//! most the adapter's binding size, a whole number of columns each. A level goes in chunks of
+//! positions whose rows fit one binding: for each chunk one pass computes the rows, one the
+//! columns (into their window slots), and the chunk's columns are copied back and handed to the
+//! sink, the same as the CPU's (the output file, checkpoints and resuming are shared).
+
+use bytemuck::{Pod, Zeroable};
+use rayon::prelude::*;
+
+use crate::columns::{Fixed, MAX_ROLL_PIPS, Moves, Real, Recurrence};
+use rollsim_gpu::{Gpu, GpuError, dynamic, grid, layout_entry, whole};
+
+const SHADER: &str = include_str!("../../shaders/columns.wgsl");
+/// Most storage bindings the window takes (`w0` .. `w7` in the shader): 15x15 cubeful is 24 GB
+/// of fixed32 window, six bindings of 4 GiB.
+const MAX_WINDOW_BINDINGS: u64 = 8;
+/// The other storage bindings: the move tables and the rows.
+const OTHER_BINDINGS: u64 = 2;
+
+/// The kernel's WGSL for K values per pair under `R`, its window in `bindings` bindings.
+pub fn source<const K: usize, R: Recurrence<K>>(bindings: u64) -> String {
+    let (mut window, mut load, mut store) = (String::new(), String::new(), String::new());
+    for b in 0..bindings {
+        window += &format!(
+            "@group(0) @binding({}) var<storage, read_write> w{b}: array<i32>;\n",
+            3 + b
+        );
+        let case = if b + 1 == bindings {
+            "default".to_string()
+        } else {
+            format!("case {b}u")
+        };
+        load += &format!("        {case}: {{ return w{b}[at]; }}\n");
+        store += &format!("        {case}: {{ w{b}[at] = v; }}\n");
+    }
+    SHADER
+        .replace("{{WINDOW}}", &window)
+        .replace("{{LOAD}}", load.trim_end())
+        .replace("{{STORE}}", store.trim_end())
+        .replace("{{K}}", &K.to_string())
+        .replace("{{OFFSET}}", &Fixed::from_f64(R::OFFSET).0.to_string())
+        .replace("{{LOST}}", &Fixed::from_f64(R::LOST[0]).0.to_string())
+        .replace("{{AFTER}}", R::WGSL_AFTER)
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct Params {
+    n: u32,
+    first: u32,
+    count: u32,
+    groups_x: u32,
+    plays_start_at: u32,
+    plays_at: u32,
+    slot_at: u32,
+    order_at: u32,
+    slots_per_binding: u32,
+    pad: [u32; 3],
+}
+
+/// How a sweep's buffers fit the adapter's limits.
+#[derive(Clone, Copy, Debug)]
+pub struct DeviceLayout {
+    /// Columns per window binding, and bindings.
+    pub slots_per_binding: u64,
+    pub bindings: u64,
+    /// Positions per chunk (their rows fit one binding).
+    pub chunk: u64,
+    /// Bytes on the device: window, rows, move tables.
+    pub device_bytes: u64,
+    /// Bytes on the host: the read-back of one chunk.
+    pub host_bytes: u64,
+}
+
+/// Bytes per storage binding: the adapter's, and what the window's and the rows' bindings may
+/// take (less in tests, to split small tables); and how many bindings the window may take.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub binding: u64,
+    pub window: u64,
+    pub rows: u64,
+    pub window_bindings: u64,
+}
+
+impl Limits {
+    pub fn of(gpu: &Gpu) -> Limits {
+        let binding = gpu
+            .limits
+            .max_storage_buffer_binding_size
+            .min(gpu.limits.max_buffer_size);
+        let stage = u64::from(gpu.limits.max_storage_buffers_per_shader_stage);
+        Limits {
+            binding,
+            window: binding,
+            rows: binding,
+            window_bindings: stage
+                .saturating_sub(OTHER_BINDINGS)
+                .clamp(1, MAX_WINDOW_BINDINGS),
+        }
+    }
+}
+
+/// The buffers a sweep of K values over `moves` needs within `limits`, or why it does not fit.
+pub fn device_layout(
+    n: u64,
+    capacity: u64,
+    widest: u64,
+    moves_words: u64,
+    k: u64,
+    limits: Limits,
+) -> Result<DeviceLayout, String> {
+    let limit = limits.window.min(limits.binding);
+    let record = 4 * k * n;
+    let slots_per_binding = (limit / record).min(capacity);
+    if slots_per_binding == 0 {
+        return Err(format!(
+            "one column of {record} bytes is larger than a storage binding ({limit} bytes)"
+        ));
+    }
+    let bindings = capacity.div_ceil(slots_per_binding);
+    if bindings > limits.window_bindings {
+        return Err(format!(
+            "the window of {capacity} columns ({} bytes) needs {bindings} storage bindings of \
+             {limit} bytes; the kernel takes {} here",
+            capacity * record,
+            limits.window_bindings
+        ));
+    }
+    if 4 * moves_words > limits.binding {
+        return Err(format!(
+            "the move tables ({} bytes) are larger than a storage binding ({} bytes)",
+            4 * moves_words,
+            limits.binding
+        ));
+    }
+    let chunk = (limits.rows.min(limits.binding) / record)
+        .min(widest)
+        .max(1);
+    Ok(DeviceLayout {
+        slots_per_binding,
+        bindings,
+        chunk,
+        device_bytes: capacity * record + chunk * record + 4 * moves_words,
+        host_bytes: chunk * record,
+    })
+}
+
+/// The u32 words of the tables the kernel reads, in one buffer: play-list starts, plays,
+/// window slots, positions in level order; and where each starts.
+fn pack(moves: &Moves) -> (Vec<u32>, [u32; 4]) {
+    let (starts, plays) = moves.play_lists();
+    let order: Vec<u32> = moves.levels.iter().flatten().copied().collect();
+    let mut words = Vec::with_capacity(starts.len() + plays.len() + 2 * moves.n);
+    let mut at = [0u32; 4];
+    for (i, part) in [starts, plays, &moves.window.slot, &order]
+        .iter()
+        .enumerate()
+    {
+        at[i] = words.len() as u32;
+        words.extend_from_slice(part);
+    }
+    (words, at)
+}
+
+/// Words of [`pack`]'s buffer, without building it.
+pub fn moves_words(moves: &Moves) -> u64 {
+    let (starts, plays) = moves.play_lists();
+    (starts.len() + plays.len() + 2 * moves.n) as u64
+}
+
+/// Runs the sweep on the GPU from level `first`, as [`crate::columns::sweep`] does on CPU
+/// threads: on resuming, `reload(x, cells)` gives back each column of the 24 levels below
+/// `first`; each finished column goes to `sink`, and `level_done(l)` runs once level l is in it.
+pub fn sweep<const K: usize, R: Recurrence<K>>(
+    gpu: &Gpu,
+    moves: &Moves,
+    first: usize,
+    reload: &dyn Fn(u32, &mut [Fixed]) -> std::io::Result<()>,
+    sink: &(dyn Fn(u32, &[Fixed]) -> std::io::Result<()> + Sync),
+    level_done: &mut dyn FnMut(usize) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    sweep_within::<K, R>(gpu, Limits::of(gpu), moves, first, reload, sink, level_done)
+}
+
+/// [`sweep`] within `limits`.
+fn sweep_within<const K: usize, R: Recurrence<K>>(
+    gpu: &Gpu,
+    limits: Limits,
+    moves: &Moves,
+    first: usize,
+    reload: &dyn Fn(u32, &mut [Fixed]) -> std::io::Result<()>,
+    sink: &(dyn Fn(u32, &[Fixed]) -> std::io::Result<()> + Sync),
+    level_done: &mut dyn FnMut(usize) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    use wgpu::BufferBindingType as B;
+    use wgpu::BufferUsages as U;
+    let n = moves.n as u64;
+    let record = K * moves.n;
+    let record_bytes = 4 * record as u64;
+    let capacity = moves.window.capacity as u64;
+    let widest = moves.levels.iter().map(Vec::len).max().unwrap_or(1) as u64;
+    let (words, at) = pack(moves);
+    let layout = device_layout(n, capacity, widest, words.len() as u64, K as u64, limits)
+        .map_err(|why| GpuError::Unsupported(format!("{}: {why}", gpu.adapter.name)))?;
+
+    let source = source::<K, R>(layout.bindings);
+    let mut entries = vec![
+        layout_entry(0, B::Uniform, true),
+        layout_entry(1, B::Storage { read_only: true }, false),
+    ];
+    entries.extend(
+        (2..3 + layout.bindings as u32)
+            .map(|b| layout_entry(b, B::Storage { read_only: false }, false)),
+    );
+    let bind_layout = gpu
+        .device
+        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("bearoff columns"),
+            entries: &entries,
+        });
+    let pipeline_layout = gpu
+        .device
+        .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("bearoff columns"),
+            bind_group_layouts: &[Some(&bind_layout)],
+            immediate_size: 0,
+        });
+    let rows_pipeline = gpu.pipeline_source(
+        "bearoff columns (rows)",
+        &source,
+        "rows_main",
+        Some(&pipeline_layout),
+    )?;
+    let columns_pipeline = gpu.pipeline_source(
+        "bearoff columns (columns)",
+        &source,
+        "columns_main",
+        Some(&pipeline_layout),
+    )?;
+
+    let moves_buf = gpu.buffer_with("bearoff moves", bytemuck::cast_slice(&words), U::STORAGE)?;
+    let rows = gpu.buffer("bearoff rows", layout.chunk * record_bytes, U::STORAGE)?;
+    let mut window = Vec::new();
+    for b in 0..layout.bindings {
+        let slots = capacity
+            .saturating_sub(b * layout.slots_per_binding)
+            .min(layout.slots_per_binding);
+        let size = slots * record_bytes;
+        window.push(gpu.buffer(
+            "bearoff window",
+            size,
+            U::STORAGE | U::COPY_SRC | U::COPY_DST,
+        )?);
+    }
+    let read = gpu.buffer(
+        "bearoff columns read-back",
+        layout.host_bytes,
+        U::MAP_READ | U::COPY_DST,
+    )?;
+    let stride = (gpu.limits.min_uniform_buffer_offset_alignment as u64).max(256);
+    let chunks_per_level = widest.div_ceil(layout.chunk);
+    let params = gpu.buffer(
+        "bearoff columns params",
+        stride * chunks_per_level,
+        U::UNIFORM | U::COPY_DST,
+    )?;
+    let mut group = vec![
+        dynamic(0, &params, size_of::<Params>() as u64),
+        whole(1, &moves_buf),
+        whole(2, &rows),
+    ];
+    group.extend(
+        window
+            .iter()
+            .enumerate()
+            .map(|(b, w)| whole(3 + b as u32, w)),
+    );
+    let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("bearoff columns"),
+        layout: &bind_layout,
+        entries: &group,
+    });
+    // Where a slot lives: its binding and byte offset.
+    let place = |slot: u64| {
+        (
+            (slot / layout.slots_per_binding) as usize,
+            (slot % layout.slots_per_binding) * record_bytes,
+        )
+    };
+
+    // Resuming: the columns the next levels read go back up.
+    let mut cells = vec![Fixed(0); record];
+    for level in first.saturating_sub(MAX_ROLL_PIPS)..first {
+        for &x in &moves.levels[level] {
+            reload(x, &mut cells)?;
+            let (b, offset) = place(u64::from(moves.window.slot[x as usize]));
+            gpu.queue
+                .write_buffer(&window[b], offset, bytemuck::cast_slice(&cells));
+        }
+    }
+
+    let level_start: Vec<u32> = moves
+        .levels
+        .iter()
+        .scan(0u32, |s, l| {
+            let start = *s;
+            *s += l.len() as u32;
+            Some(start)
+        })
+        .collect();
+    let max_dim = gpu.limits.max_compute_workgroups_per_dimension;
+    for (level, (positions, &start)) in moves
+        .levels
+        .iter()
+        .zip(&level_start)
+        .enumerate()
+        .skip(first)
+    {
+        for (c, chunk) in positions.chunks(layout.chunk as usize).enumerate() {
+            let count = chunk.len() as u32;
+            let (gx, gy) = grid((u64::from(count) * n).div_ceil(64) as u32, max_dim);
+            let p = Params {
+                n: n as u32,
+                first: start + (c as u64 * layout.chunk) as u32,
+                count,
+                groups_x: gx,
+                plays_start_at: at[0],
+                plays_at: at[1],
+                slot_at: at[2],
+                order_at: at[3],
+                slots_per_binding: layout.slots_per_binding as u32,
+                pad: [0; 3],
+            };
+            gpu.queue.write_buffer(&params, 0, bytemuck::bytes_of(&p));
+            let mut enc = gpu
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("bearoff columns"),
+                });
+            // Two passes: wgpu orders them, so the columns see every row.
+            for pipeline in [&rows_pipeline, &columns_pipeline] {
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("bearoff columns"),
+                    timestamp_writes: None,
+                });
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, &bind_group, &[0]);
+                pass.dispatch_workgroups(gx, gy, 1);
+            }
+            // The chunk's slots are contiguous (a level's are), possibly across bindings.
+            let first_slot = u64::from(moves.window.slot[chunk[0] as usize]);
+            for k in 0..u64::from(count) {
+                let (b, offset) = place(first_slot + k);
+                enc.copy_buffer_to_buffer(
+                    &window[b],
+                    offset,
+                    &read,
+                    k * record_bytes,
+                    record_bytes,
+                );
+            }
+            gpu.submit_and_wait(enc, "sweeping a bearoff level")?;
+            let back = gpu.read_words(&[(&read, u64::from(count) * record_bytes)])?;
+            let back: &[Fixed] = bytemuck::cast_slice(&back[0]);
+            chunk
+                .par_iter()
+                .zip(back.par_chunks(record))
+                .try_for_each(|(&x, column)| sink(x, column))?;
+        }
+        level_done(level)?;
+    }
+    Ok(())
+}
+
+/// The whole table in memory, as [`crate::columns::solve_in_memory`], on the GPU.
+pub fn solve_in_memory<const K: usize, R: Recurrence<K>>(
+    gpu: &Gpu,
+    space: crate::Space,
+) -> anyhow::Result<Vec<Fixed>> {
+    solve_in_memory_within::<K, R>(gpu, Limits::of(gpu), space)
+}
+
+fn solve_in_memory_within<const K: usize, R: Recurrence<K>>(
+    gpu: &Gpu,
+    limits: Limits,
+    space: crate::Space,
+) -> anyhow::Result<Vec<Fixed>> {
+    let moves = Moves::new(space);
+    let n = moves.n;
+    let out = std::sync::Mutex::new(vec![Fixed(0); n * K * n]);
+    sweep_within::<K, R>(
+        gpu,
+        limits,
+        &moves,
+        0,
+        &|_, _| Ok(()),
+        &|x, col| {
+            let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
+            out[x as usize * K * n..][..K * n].copy_from_slice(col);
+            Ok(())
+        },
+        &mut |_| Ok(()),
+    )?;
+    Ok(out.into_inner().unwrap_or_else(|e| e.into_inner()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Space;
+    use crate::columns::{Cubeful, Cubeless, solve_in_memory as cpu};
+    use rollsim_gpu::test_gpu;
+
+    #[test]
+    fn both_kernels_validate_with_naga() {
+        for (name, src) in (1..=MAX_WINDOW_BINDINGS).flat_map(|b| {
+            [
+                (format!("cubeless, {b} bindings"), source::<1, Cubeless>(b)),
+                (format!("cubeful, {b} bindings"), source::<3, Cubeful>(b)),
+            ]
+        }) {
+            let module = naga::front::wgsl::parse_str(&src)
+                .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&src)));
+            naga::valid::Validator::new(
+                naga::valid::ValidationFlags::all(),
+                naga::valid::Capabilities::empty(),
+            )
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&src)));
+        }
+    }
+
+    #[test]
+    fn gpu_sweep_equals_cpu_sweep_bit_for_bit() {
+        let Some(gpu) = test_gpu("gpu_sweep_equals_cpu_sweep_bit_for_bit") else {
+            return;
+        };
+        for checkers in [3, 6, 8] {
+            let space = Space::new(6, checkers).unwrap();
+            let g = solve_in_memory::<1, Cubeless>(gpu, space).unwrap();
+            assert!(
+                g == cpu::<1, Cubeless, Fixed>(space),
+                "cubeless 6x{checkers}"
+            );
+            let g = solve_in_memory::<3, Cubeful>(gpu, space).unwrap();
+            assert!(g == cpu::<3, Cubeful, Fixed>(space), "cubeful 6x{checkers}");
+        }
+    }
+
+    #[test]
+    fn a_window_split_across_bindings_and_levels_in_chunks() {
+        // 4 checkers on 4 points: 70 positions, all in the window, levels of up to 8.
+        let space = Space::new(4, 4).unwrap();
+        let moves = Moves::new(space);
+        let (n, cap, words) = (
+            moves.n as u64,
+            moves.window.capacity as u64,
+            moves_words(&moves),
+        );
+        let widest = moves.levels.iter().map(Vec::len).max().unwrap() as u64;
+        assert_eq!((cap, widest), (70, 8));
+        let limits = |window, rows| Limits {
+            binding: 1 << 27,
+            window,
+            rows,
+            window_bindings: 4,
+        };
+        // Cubeful: 20 columns a binding, rows of 3 positions; cubeless: 18, one position.
+        let cases = [
+            (3, limits(20 * 12 * n, 3 * 12 * n)),
+            (1, limits(18 * 4 * n, 1)),
+        ];
+        for (k, l) in cases {
+            let d = device_layout(n, cap, widest, words, k, l).unwrap();
+            assert_eq!(d.bindings, 4, "{k}");
+            assert!(d.chunk < widest);
+        }
+        let refuse = |k, l| device_layout(n, cap, widest, words, k, l).is_err();
+        assert!(refuse(3, limits(10 * 12 * n, 1)), "7 bindings");
+        assert!(refuse(1, limits(4 * n - 1, 1)), "no column fits");
+        assert!(refuse(1, limits(1 << 27, 1 << 27)) == (4 * words > 1 << 27));
+        let Some(gpu) = test_gpu("a_window_split_across_bindings_and_levels_in_chunks") else {
+            return;
+        };
+        let g = solve_in_memory_within::<3, Cubeful>(gpu, cases[0].1, space);
+        assert!(g.unwrap() == cpu::<3, Cubeful, Fixed>(space));
+        let g = solve_in_memory_within::<1, Cubeless>(gpu, cases[1].1, space);
+        assert!(g.unwrap() == cpu::<1, Cubeless, Fixed>(space));
+        // Eight bindings of 9 columns, where the adapter allows ten storage buffers a stage.
+        let eight = Limits {
+            window_bindings: 8,
+            ..limits(9 * 12 * n, 12 * n)
+        };
+        assert_eq!(
+            device_layout(n, cap, widest, words, 3, eight)
+                .unwrap()
+                .bindings,
+            8
+        );
+        if Limits::of(gpu).window_bindings >= 8 {
+            let g = solve_in_memory_within::<3, Cubeful>(gpu, eight, space);
+            assert!(g.unwrap() == cpu::<3, Cubeful, Fixed>(space));
+        }
+    }
+}

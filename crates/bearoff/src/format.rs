@@ -1,0 +1,1445 @@
+//! Bearoff database files: rollsim's own exact format and GNU Backgammon's `.bd` formats.
+//!
+//! # rollsim's format (`RSBEAROF`, version 1)
+//!
+//! Little-endian throughout; every `f64` is stored bit for bit, so a table read back is
+//! identical to the one written.
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 8 | magic `RSBEAROF` |
+//! | 8 | 4 | version, 1 |
+//! | 12 | 4 | kind: 1 one-sided, 2 two-sided |
+//! | 16 | 4 | points |
+//! | 20 | 4 | checkers |
+//! | 24 | 4 | flags: bit 0 = gammon distributions present (one-sided only), bit 1 = cubeful equities present (two-sided only) |
+//! | 28 | 4 | `len`, entries per distribution (0 for two-sided) |
+//! | 32 | 8 | count: positions, or pairs of positions for two-sided |
+//! | 40 | 8 | `gammon_len`, entries per gammon distribution (0 without gammon data) |
+//! | 48 | 64 | description, UTF-8 padded with spaces, e.g. `rollsim one-sided bearoff, 15 checkers on 6 points, gammon` |
+//! | 112 | | data |
+//! | end − 4 | 4 | CRC-32 (IEEE, as `crc32fast`) of every byte before it |
+//!
+//! Data, one-sided: per position its mean then its `len` probabilities; then, with gammon data,
+//! per position its gammon mean then its `gammon_len` probabilities. Two-sided: the win
+//! probabilities in [`TwoSided`]'s order, `us * n + them`. `gammon_len` is a field of its own
+//! Two-sided with cubeful equities: then, per pair in the same order, the three equities of
+//! [`TwoSided::cubeful`] (owned, centred, opponent owns). `gammon_len` is a field of its own
+//! because the gammon distributions are much shorter than the bear-off ones and
+//! [`OneSided`] keeps their length. The header fixes the file's size, which the reader checks
+//! exactly before it checks the CRC.
+//!
+//! # GNU Backgammon's formats (makebearoff.c, bearoff.c)
+//!
+//! Both start with a 40-byte ASCII header; values are little-endian `uint16`.
+//!
+//! One-sided: `gnubg-OS-PP-CC-G-Z-0xxxxxxxxxxxxxxxxxxx\n` (points, checkers, gammon flag,
+//! compressed flag, normal-distribution flag, 19 `x` and a newline). makebearoff always
+//! writes `15` checkers; gnubg's reader (`BearoffInit`) takes the count from offset 12 and
+//! accepts 1 to 15, so a rollsim table with fewer checkers is written with its own count and
+//! is the same prefix of gnubg's position order. A distribution is 32 entries, P(exactly
+//! k rolls) for k = 0..31 with 0xFFFF = 1 (see [`quantize`]); **entries past 31 are dropped**,
+//! as gnubg has nowhere to put them. With gammons, a second 32-entry distribution follows:
+//! rolls until the first checker is off (`P(0) = 1` for positions with a checker already off).
+//! - Uncompressed: record i at `40 + i·(64|128)`: the 32 bear-off entries, then 32 gammon ones.
+//! - Compressed: an index of 6 bytes per position (8 with gammons): `uint32` offset counted in
+//!   `uint16` units from the end of the index, then `nz`, `ioff` (length and start of the run
+//!   from the first to the last non-zero entry), then `nzg`, `ioffg` for the gammon
+//!   distribution. Position i's runs, bear-off then gammon, start at `40 + n·(6|8) + 2·offset`;
+//!   offsets run contiguously in position order. An all-zero distribution is written as
+//!   `nz = ioff = 0`, which gnubg's reader decodes as all zeros (gnubg's own `CalcIndex` would
+//!   read past its array there; its tables never have one). Re-encoding gnubg 1.07's shipped
+//!   `gnubg_os0.bd` with this writer reproduces it byte for byte (see the tests).
+//!
+//! Two-sided: `gnubg-TS-PP-CC-F` then 23 `x` and a newline (F = cubeful). Record
+//! `us·n + them`, n = C(P + C, P), of 1 `uint16` (cubeless) or 4 (cubeless, owned cube,
+//! centred cube, opponent owns cube); gnubg reads equity as `value / 32767.5 − 1`, so the
+//! cubeless value of win probability p is `p·65535`, i.e. [`quantize`]`(p)`, and an equity e
+//! is written as [`quantize`]`((e + 1) / 2)`. rollsim writes a cubeful file when the table has
+//! cubeful equities.
+//!
+//! The values are not makebearoff's: it builds each distribution from its successors' `uint16`
+//! values in integer arithmetic, picks plays by those rounded values and makes each
+//! distribution sum to 0xFFFF by adjusting its mode; rollsim rounds each exact probability on
+//! its own. Against gnubg_os0.bd, about 96% of the entries are equal and every position's mean
+//! agrees to 2e-4 rolls; the rest differ by gnubg's choices among near-equal plays.
+//!
+//! gnubg addresses these files with 32-bit `unsigned int` byte offsets, so the writers refuse
+//! a file over 4 GiB (and a compressed one whose offsets trip gnubg's 32-bit sanity check).
+
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use super::one_sided::OneSided;
+use super::position::Space;
+use super::two_sided::TwoSided;
+use rollsim_core::files::CrcWriter;
+
+/// What can go wrong reading or writing a bearoff file.
+#[derive(Debug, thiserror::Error)]
+pub enum FormatError {
+    // Transparent: "{0}" here would print the OS error twice under `{:#}`.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+    #[error(
+        "not a bearoff table: neither rollsim's format (RSBEAROF) nor gnubg's (gnubg-OS, gnubg-TS)"
+    )]
+    BadMagic,
+    #[error("unsupported version {0} (this build reads version {VERSION})")]
+    Version(u32),
+    #[error("unknown table kind {0} (1 = one-sided, 2 = two-sided)")]
+    Kind(u32),
+    #[error("bad header: {0}")]
+    Header(String),
+    #[error("truncated: expected {expected} bytes, found {found}")]
+    Truncated { expected: u64, found: u64 },
+    #[error("oversized: expected {expected} bytes, found {found}")]
+    Oversized { expected: u64, found: u64 },
+    #[error("checksum mismatch: stored {stored:08x}, computed {computed:08x}")]
+    Checksum { stored: u32, computed: u32 },
+    #[error("inconsistent table: {0}")]
+    Table(String),
+    #[error("gnubg header {header:?} malformed: {why}")]
+    GnubgHeader { header: String, why: String },
+    #[error("gnubg database corrupt: {0}")]
+    GnubgData(String),
+    #[error("unsupported gnubg database: {0}")]
+    GnubgUnsupported(String),
+    #[error("gnubg cannot represent this table: {0}")]
+    GnubgExport(String),
+}
+
+type Result<T> = std::result::Result<T, FormatError>;
+
+/// Entries per gnubg distribution: P(0..=31 rolls).
+pub const GNUBG_ENTRIES: usize = 32;
+const GNUBG_HEADER: usize = 40;
+
+const MAGIC: &[u8; 8] = b"RSBEAROF";
+const VERSION: u32 = 1;
+const DESCRIPTION: usize = 64;
+/// Bytes before the data: magic, six `u32`, two `u64`, the description.
+const HEADER: usize = 8 + 6 * 4 + 2 * 8 + DESCRIPTION;
+
+/// A solved table of either kind, as stored in rollsim's format.
+pub enum Table {
+    One(OneSided),
+    Two(TwoSided),
+}
+
+impl std::fmt::Debug for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Table::One(t) => write!(
+                f,
+                "Table::One({:?}, len {}, gammon {})",
+                t.space,
+                t.len,
+                t.gammon.is_some()
+            ),
+            Table::Two(t) => write!(f, "Table::Two({:?})", t.space),
+        }
+    }
+}
+
+/// A one-sided gnubg database as read: `dist[i]` (and `gammon_dist[i]`) for position i.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GnubgOneSided {
+    pub points: u32,
+    pub checkers: u32,
+    pub gammon: bool,
+    pub compressed: bool,
+    pub dist: Vec<[u16; 32]>,
+    pub gammon_dist: Option<Vec<[u16; 32]>>,
+}
+
+/// A two-sided gnubg database as read: `equity[us * n + them]` is the first (cubeless) value
+/// of each record, `p·65535` for the win probability p of the side on roll.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GnubgTwoSided {
+    pub points: u32,
+    pub checkers: u32,
+    pub cubeful: bool,
+    pub equity: Vec<u16>,
+}
+
+/// A probability as gnubg's `uint16` fixed point (0xFFFF = 1): `p·65535` rounded half up,
+/// clamped to 0..=0xFFFF (NaN gives 0). makebearoff sums the 36 rolls' weighted successor
+/// values and divides with `(sum + 18) / 36`, rounding half up; this is that rule applied to
+/// the exact probability. (makebearoff then also subtracts the distribution's rounding
+/// residual from its mode; rollsim rounds each exact entry on its own, which is closer.)
+pub fn quantize(p: f64) -> u16 {
+    // `as` saturates, and maps NaN to 0.
+    (p * 65535.0 + 0.5).floor() as u16
+}
+
+// ---------------------------------------------------------------------------------------------
+// gnubg writers
+
+/// The 32 gnubg entries of an exact distribution: quantized, truncated or zero-padded.
+fn quantized(dist: &[f64]) -> [u16; 32] {
+    gnubg_entries(0, dist.iter().copied())
+}
+
+/// makebearoff's `CalcIndex`: `(ioff, nz)`, the start and length of the run from the first to
+/// the last non-zero entry; `(0, 0)` when all are zero.
+fn run(q: &[u16; 32]) -> (usize, usize) {
+    match (
+        q.iter().position(|&v| v != 0),
+        q.iter().rposition(|&v| v != 0),
+    ) {
+        (Some(a), Some(b)) => (a, b - a + 1),
+        _ => (0, 0),
+    }
+}
+
+fn le16s(out: &mut Vec<u8>, values: &[u16]) {
+    out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+}
+
+/// Refuses a file gnubg could not address with its 32-bit offsets.
+fn gnubg_size_limit(size: u64) -> Result<()> {
+    if size > u64::from(u32::MAX) {
+        return Err(FormatError::GnubgExport(format!(
+            "the file would be {size} bytes, but gnubg addresses bearoff files with 32-bit offsets (at most {} bytes)",
+            u32::MAX
+        )));
+    }
+    Ok(())
+}
+
+/// Writes `t` as gnubg's one-sided database (makebearoff's layout; see the module docs), the
+/// compressed or plain layout, with or without gammon distributions. Entries past 31 rolls are
+/// dropped. Refuses gammon distributions the table lacks and files gnubg cannot address.
+pub fn write_gnubg_one_sided(
+    t: &OneSided,
+    compressed: bool,
+    gammon: bool,
+    out: &mut (impl Write + Seek),
+) -> Result<()> {
+    check_one_sided(t)?;
+    let g = match (gammon, &t.gammon) {
+        (false, _) => None,
+        (true, Some((_, glen, gdist))) => Some((*glen, gdist.as_slice())),
+        (true, None) => {
+            return Err(FormatError::GnubgExport(
+                "gammon distributions requested, but the table has none (rollsim builds them for 15-checker tables only)".into(),
+            ));
+        }
+    };
+    let dist = |i: usize, gammon: bool| match (gammon, g) {
+        (false, _) => quantized(&t.dist[t.len * i..t.len * (i + 1)]),
+        (true, Some((gl, gd))) => quantized(&gd[gl * i..gl * (i + 1)]),
+        (true, None) => unreachable!(),
+    };
+    encode_gnubg_one_sided(t.space, compressed, g.is_some(), dist, out)
+}
+
+/// makebearoff's `generate_os` output for the distributions `dist(i, gammon)`, in position
+/// order.
+fn encode_gnubg_one_sided(
+    space: Space,
+    compressed: bool,
+    gammon: bool,
+    dist: impl Fn(usize, bool) -> [u16; 32],
+    out: &mut (impl Write + Seek),
+) -> Result<()> {
+    let mut w = GnubgOneSidedWriter::new(space, compressed, gammon, None, out)?;
+    for i in 0..space.len() {
+        let g = gammon.then(|| dist(i, true));
+        w.push(i as u32, &dist(i, false), g.as_ref())?;
+    }
+    w.finish()
+}
+
+/// gnubg's one-sided layout, written one position at a time in any order: the compressed
+/// layout's runs follow in the order the positions come (its index says where each is; gnubg
+/// reads through the index), the plain layout's records go to their place. Pushed in position
+/// order, the file is makebearoff's. The compressed layout keeps its index (8 bytes a
+/// position) until `finish`, in memory or, given a spill directory, in a temporary file there
+/// (26 MB for 15x10, a tenth of the build's peak); the plain one keeps its records.
+pub struct GnubgOneSidedWriter<'a, W: Write + Seek> {
+    out: io::BufWriter<&'a mut W>,
+    n: usize,
+    compressed: bool,
+    gammon: bool,
+    /// Bytes a position takes in `table`: its index entry, or its record.
+    entry: usize,
+    /// Compressed: the index (unless spilled); plain: the records.
+    table: Vec<u8>,
+    /// The index entries as they come, each after its position's index.
+    spill: Option<io::BufWriter<std::fs::File>>,
+    /// In `uint16` units from the end of the index.
+    offset: u64,
+    pushed: usize,
+    buf: Vec<u8>,
+}
+
+impl<'a, W: Write + Seek> GnubgOneSidedWriter<'a, W> {
+    pub fn new(
+        space: Space,
+        compressed: bool,
+        gammon: bool,
+        spill_dir: Option<&Path>,
+        out: &'a mut W,
+    ) -> Result<GnubgOneSidedWriter<'a, W>> {
+        let space = valid_space(space)?;
+        let n = space.len();
+        let halves = 1 + usize::from(gammon);
+        let entry = if compressed {
+            4 + 2 * halves
+        } else {
+            64 * halves
+        };
+        // The compressed layout's size is known at the end; its index alone must fit now.
+        gnubg_size_limit((GNUBG_HEADER + n * entry) as u64)?;
+        let header = format!(
+            "gnubg-OS-{:02}-{:02}-{}-{}-0xxxxxxxxxxxxxxxxxxx\n",
+            space.points,
+            space.checkers,
+            u8::from(gammon),
+            u8::from(compressed)
+        );
+        debug_assert_eq!(header.len(), GNUBG_HEADER);
+        let mut out = io::BufWriter::with_capacity(1 << 16, out);
+        out.write_all(header.as_bytes())?;
+        if compressed {
+            out.seek(SeekFrom::Start((GNUBG_HEADER + n * entry) as u64))?;
+        }
+        let spill = match spill_dir.filter(|_| compressed) {
+            Some(dir) => Some(io::BufWriter::new(tempfile::tempfile_in(dir)?)),
+            None => None,
+        };
+        Ok(GnubgOneSidedWriter {
+            out,
+            n,
+            compressed,
+            gammon,
+            entry,
+            table: if spill.is_some() {
+                Vec::new()
+            } else {
+                vec![0; n * entry]
+            },
+            spill,
+            offset: 0,
+            pushed: 0,
+            buf: Vec::with_capacity(128),
+        })
+    }
+
+    /// Position `i`'s distributions, bearing off and (in a file with them) the first checker
+    /// off.
+    pub fn push(&mut self, i: u32, off: &[u16; 32], first_off: Option<&[u16; 32]>) -> Result<()> {
+        let i = i as usize;
+        let halves: &[&[u16; 32]] = match (self.gammon, first_off) {
+            (false, _) => &[off],
+            (true, Some(g)) => &[off, g],
+            (true, None) => {
+                return Err(FormatError::GnubgExport(format!(
+                    "position {i} has no gammon distribution"
+                )));
+            }
+        };
+        self.pushed += 1;
+        let entry = self.entry;
+        if !self.compressed {
+            let rec = &mut self.table[i * entry..][..entry];
+            for (d, h) in rec.chunks_exact_mut(64).zip(halves) {
+                for (b, v) in d.chunks_exact_mut(2).zip(h.iter()) {
+                    b.copy_from_slice(&v.to_le_bytes());
+                }
+            }
+            return Ok(());
+        }
+        // gnubg's sanity check in GetDistCompressed: `iOffset > 64 * nPos && 64 * nPos > 0`,
+        // computed in 32-bit unsigned arithmetic.
+        let limit = (64 * self.n as u64) as u32;
+        if self.offset > u64::from(limit) && limit > 0 {
+            return Err(FormatError::GnubgExport(format!(
+                "offset {} of position {i} trips gnubg's 32-bit sanity check (64 x {} positions wraps to {limit})",
+                self.offset, self.n
+            )));
+        }
+        let mut e = [0u8; 8];
+        e[..4].copy_from_slice(&(self.offset as u32).to_le_bytes());
+        self.buf.clear();
+        for (k, q) in halves.iter().enumerate() {
+            let (ioff, nz) = run(q);
+            e[4 + 2 * k] = nz as u8;
+            e[5 + 2 * k] = ioff as u8;
+            le16s(&mut self.buf, &q[ioff..ioff + nz]);
+            self.offset += nz as u64;
+        }
+        match &mut self.spill {
+            Some(f) => {
+                f.write_all(&(i as u32).to_le_bytes())?;
+                f.write_all(&e[..entry])?;
+            }
+            None => self.table[i * entry..][..entry].copy_from_slice(&e[..entry]),
+        }
+        Ok(self.out.write_all(&self.buf)?)
+    }
+
+    /// Writes what is kept (the index, or the records) once every position is in.
+    pub fn finish(mut self) -> Result<()> {
+        if self.pushed != self.n {
+            return Err(FormatError::Table(format!(
+                "{} of {} positions written",
+                self.pushed, self.n
+            )));
+        }
+        if let Some(spill) = self.spill.take() {
+            let entry = self.entry;
+            self.table = vec![0; self.n * entry];
+            let mut f = spill.into_inner().map_err(io::IntoInnerError::into_error)?;
+            f.seek(SeekFrom::Start(0))?;
+            let mut r = io::BufReader::new(f);
+            let mut rec = [0u8; 12];
+            for _ in 0..self.n {
+                r.read_exact(&mut rec[..4 + entry])?;
+                let i = u32::from_le_bytes([rec[0], rec[1], rec[2], rec[3]]) as usize;
+                self.table[i * entry..][..entry].copy_from_slice(&rec[4..4 + entry]);
+            }
+        }
+        if self.compressed {
+            gnubg_size_limit((GNUBG_HEADER + self.table.len()) as u64 + 2 * self.offset)?;
+            self.out.seek(SeekFrom::Start(GNUBG_HEADER as u64))?;
+        }
+        self.out.write_all(&self.table)?;
+        Ok(self.out.flush()?)
+    }
+}
+
+/// gnubg's 32 entries of a distribution given from `first` rolls: quantized, truncated or
+/// zero-padded.
+pub fn gnubg_entries(first: usize, probs: impl IntoIterator<Item = f64>) -> [u16; 32] {
+    let mut q = [0u16; 32];
+    for (q, p) in q.iter_mut().skip(first).zip(probs) {
+        *q = quantize(p);
+    }
+    q
+}
+
+/// Writes `t` as gnubg's two-sided database: the header, then per record [`quantize`] of the
+/// win probability (gnubg's equity `value / 32767.5 − 1`), and with cubeful equities e the
+/// three [`quantize`]`((e + 1) / 2)`.
+pub fn write_gnubg_two_sided(t: &TwoSided, out: &mut impl Write) -> Result<()> {
+    let space = valid_space(t.space)?;
+    let n = space.len();
+    if t.win.len() != n * n {
+        return Err(FormatError::Table(format!(
+            "{} win probabilities for {n} x {n} pairs",
+            t.win.len()
+        )));
+    }
+    if t.cubeful.as_ref().is_some_and(|c| c.len() != n * n) {
+        return Err(FormatError::Table(format!(
+            "cubeful equities for other than {n} x {n} pairs"
+        )));
+    }
+    write_gnubg_two_sided_rows(space, t.cubeful.is_some(), out, |us0, buf| {
+        let values = if t.cubeful.is_some() { 4 } else { 1 };
+        for (k, record) in buf.chunks_exact_mut(values).enumerate() {
+            let i = us0 * n + k;
+            record[0] = quantize(t.win[i]);
+            if let Some(c) = &t.cubeful {
+                for (r, e) in record[1..].iter_mut().zip(c[i]) {
+                    *r = quantize((e + 1.0) / 2.0);
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Writes gnubg's two-sided database over `space`: the header, then the records in gnubg's
+/// order (`us · n + them`), `fill(us0, buf)` giving those from `us0` on (whole rows of n
+/// records of 1 or, `cubeful`, 4 values: cubeless, owned, centred, opponent owns). Refuses
+/// files gnubg cannot address.
+pub fn write_gnubg_two_sided_rows(
+    space: Space,
+    cubeful: bool,
+    out: &mut impl Write,
+    mut fill: impl FnMut(usize, &mut [u16]) -> Result<()>,
+) -> Result<()> {
+    let space = valid_space(space)?;
+    let n = space.len();
+    let values = if cubeful { 4 } else { 1 };
+    gnubg_size_limit(GNUBG_HEADER as u64 + 2 * values as u64 * (n * n) as u64)?;
+    let header = format!(
+        "gnubg-TS-{:02}-{:02}-{}xxxxxxxxxxxxxxxxxxxxxxx\n",
+        space.points,
+        space.checkers,
+        u8::from(cubeful)
+    );
+    debug_assert_eq!(header.len(), GNUBG_HEADER);
+    out.write_all(header.as_bytes())?;
+    // Rows a block: about 4 MB of records at a time.
+    let rows = ((4 << 20) / (2 * values * n)).clamp(1, n);
+    let mut buf = vec![0u16; rows * n * values];
+    let mut bytes = Vec::with_capacity(2 * buf.len());
+    for us0 in (0..n).step_by(rows) {
+        let count = rows.min(n - us0);
+        let block = &mut buf[..count * n * values];
+        fill(us0, block)?;
+        bytes.clear();
+        bytes.extend(block.iter().flat_map(|v| v.to_le_bytes()));
+        out.write_all(&bytes)?;
+    }
+    Ok(out.flush()?)
+}
+
+// ---------------------------------------------------------------------------------------------
+// gnubg readers
+
+/// The checked fields of a gnubg header.
+struct GnubgHeader<'a> {
+    text: &'a [u8],
+}
+
+impl GnubgHeader<'_> {
+    fn new(bytes: &[u8]) -> Result<GnubgHeader<'_>> {
+        if bytes.len() < GNUBG_HEADER {
+            return Err(FormatError::Truncated {
+                expected: GNUBG_HEADER as u64,
+                found: bytes.len() as u64,
+            });
+        }
+        let h = GnubgHeader {
+            text: &bytes[..GNUBG_HEADER],
+        };
+        if !h.text.starts_with(b"gnubg-") {
+            return Err(h.malformed("it does not start with \"gnubg-\""));
+        }
+        Ok(h)
+    }
+
+    fn malformed(&self, why: impl Into<String>) -> FormatError {
+        let header = String::from_utf8_lossy(self.text).trim_end().to_string();
+        FormatError::GnubgHeader {
+            header,
+            why: why.into(),
+        }
+    }
+
+    /// The kind (`OS`, `TS`, `H…`) at offset 6.
+    fn kind(&self) -> &[u8] {
+        &self.text[6..8]
+    }
+
+    /// A decimal field of `width` digits at `at`, preceded by a `-`.
+    fn number(&self, at: usize, width: usize, what: &str) -> Result<u32> {
+        let field = &self.text[at..at + width];
+        if self.text[at - 1] != b'-' || !field.iter().all(u8::is_ascii_digit) {
+            return Err(self.malformed(format!("no {what} ({width} digits) at offset {at}")));
+        }
+        Ok(field.iter().fold(0, |v, &d| 10 * v + u32::from(d - b'0')))
+    }
+
+    fn flag(&self, at: usize, what: &str) -> Result<bool> {
+        match self.number(at, 1, what)? {
+            0 => Ok(false),
+            1 => Ok(true),
+            v => Err(self.malformed(format!("{what} flag is {v}, not 0 or 1"))),
+        }
+    }
+
+    /// Points at offset 9 and checkers at 12, as a rollsim space.
+    fn space(&self) -> Result<Space> {
+        let points = self.number(9, 2, "points")?;
+        let checkers = self.number(12, 2, "checkers")?;
+        Space::new(points, checkers).map_err(|e| FormatError::GnubgUnsupported(e.to_string()))
+    }
+
+    fn expect_kind(&self, want: &[u8; 2]) -> Result<()> {
+        if self.kind() == want {
+            return Ok(());
+        }
+        let what = match self.kind() {
+            b"OS" => "a one-sided database",
+            b"TS" => "a two-sided database",
+            [b'H', ..] => "a hypergammon database",
+            _ => return Err(self.malformed("unknown database type at offset 6")),
+        };
+        Err(FormatError::GnubgUnsupported(format!(
+            "{what}, not {}",
+            String::from_utf8_lossy(want)
+        )))
+    }
+}
+
+/// Exact size or a truncated/oversized error.
+pub(crate) fn exact_size(expected: u128, found: usize) -> Result<()> {
+    let (e, f) = (u64::try_from(expected).unwrap_or(u64::MAX), found as u64);
+    match expected.cmp(&(found as u128)) {
+        std::cmp::Ordering::Greater => Err(FormatError::Truncated {
+            expected: e,
+            found: f,
+        }),
+        std::cmp::Ordering::Less => Err(FormatError::Oversized {
+            expected: e,
+            found: f,
+        }),
+        std::cmp::Ordering::Equal => Ok(()),
+    }
+}
+
+fn u16_at(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+
+pub(crate) fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
+}
+
+pub(crate) fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+}
+
+/// Reads a gnubg one-sided database, compressed or not (normal-distribution files are
+/// refused). The file must be exactly as long as its header and index imply.
+pub fn read_gnubg_one_sided(bytes: &[u8]) -> Result<GnubgOneSided> {
+    let h = GnubgHeader::new(bytes)?;
+    h.expect_kind(b"OS")?;
+    let space = h.space()?;
+    let gammon = h.flag(15, "gammon")?;
+    let compressed = h.flag(17, "compressed")?;
+    if h.flag(19, "normal-distribution")? {
+        return Err(FormatError::GnubgUnsupported(
+            "normal-distribution approximation (no exact distributions)".into(),
+        ));
+    }
+    let n = space.len();
+    let halves = if gammon { 2 } else { 1 };
+    // Sizes are checked before anything is allocated for the `n` a header claims.
+    let dists = if compressed {
+        let entry = 4 + 2 * halves;
+        let data = GNUBG_HEADER + n * entry;
+        if bytes.len() < data {
+            return Err(FormatError::Truncated {
+                expected: data as u64,
+                found: bytes.len() as u64,
+            });
+        }
+        // Position i's runs: its byte offset from `data` and `(ioff, nz)` per distribution.
+        let runs = |i: usize| {
+            let e = &bytes[GNUBG_HEADER + i * entry..GNUBG_HEADER + (i + 1) * entry];
+            let r = [
+                (e[5], e[4]),
+                (
+                    e.get(7).copied().unwrap_or(0),
+                    e.get(6).copied().unwrap_or(0),
+                ),
+            ]
+            .map(|(ioff, nz)| (usize::from(ioff), usize::from(nz)));
+            match r.iter().find(|&&(ioff, nz)| ioff + nz > GNUBG_ENTRIES) {
+                Some((ioff, nz)) => Err(FormatError::GnubgData(format!(
+                    "index entry {i} has a run of {nz} entries from entry {ioff}, past entry 31"
+                ))),
+                None => Ok((2 * u32_at(e, 0) as usize, r)),
+            }
+        };
+        let mut end = data;
+        for i in 0..n {
+            let (offset, r) = runs(i)?;
+            end = end.max(data + offset + 2 * (r[0].1 + r[1].1));
+        }
+        exact_size(end as u128, bytes.len())?;
+        let mut dists = vec![[0u16; 32]; n * halves];
+        for i in 0..n {
+            let (offset, r) = runs(i)?;
+            let mut at = data + offset;
+            for (k, &(ioff, nz)) in r[..halves].iter().enumerate() {
+                for v in &mut dists[halves * i + k][ioff..ioff + nz] {
+                    *v = u16_at(bytes, at);
+                    at += 2;
+                }
+            }
+        }
+        dists
+    } else {
+        exact_size((GNUBG_HEADER + n * 64 * halves) as u128, bytes.len())?;
+        bytes[GNUBG_HEADER..]
+            .chunks_exact(64)
+            .map(|c| std::array::from_fn(|k| u16_at(c, 2 * k)))
+            .collect()
+    };
+    let (dist, gammon_dist) = if gammon {
+        let (d, g): (Vec<_>, Vec<_>) = dists.chunks_exact(2).map(|p| (p[0], p[1])).unzip();
+        (d, Some(g))
+    } else {
+        (dists, None)
+    };
+    Ok(GnubgOneSided {
+        points: space.points,
+        checkers: space.checkers,
+        gammon,
+        compressed,
+        dist,
+        gammon_dist,
+    })
+}
+
+/// Reads a gnubg two-sided database (cubeless or cubeful); keeps each record's first,
+/// cubeless, value.
+pub fn read_gnubg_two_sided(bytes: &[u8]) -> Result<GnubgTwoSided> {
+    let h = GnubgHeader::new(bytes)?;
+    h.expect_kind(b"TS")?;
+    let space = h.space()?;
+    let cubeful = h.flag(15, "cubeful")?;
+    let n = space.len() as u128;
+    let record = if cubeful { 8 } else { 2 };
+    exact_size(GNUBG_HEADER as u128 + n * n * record as u128, bytes.len())?;
+    let equity = bytes[GNUBG_HEADER..]
+        .chunks_exact(record)
+        .map(|r| u16_at(r, 0))
+        .collect();
+    Ok(GnubgTwoSided {
+        points: space.points,
+        checkers: space.checkers,
+        cubeful,
+        equity,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// rollsim's format
+
+fn valid_space(s: Space) -> Result<Space> {
+    Space::new(s.points, s.checkers).map_err(|e| FormatError::Table(e.to_string()))
+}
+
+/// Checks that a one-sided table's vectors have the lengths its space and `len` imply.
+fn check_one_sided(t: &OneSided) -> Result<()> {
+    let n = valid_space(t.space)?.len();
+    let block = |what: &str, mean: &[f64], len: usize, dist: &[f64]| {
+        if mean.len() != n || len == 0 || dist.len() != n * len {
+            return Err(FormatError::Table(format!(
+                "{what}: {} means and {} entries of length {len} for {n} positions",
+                mean.len(),
+                dist.len()
+            )));
+        }
+        Ok(())
+    };
+    block("bear-off", &t.mean, t.len, &t.dist)?;
+    if let Some((gm, gl, gd)) = &t.gammon {
+        block("gammon", gm, *gl, gd)?;
+    }
+    Ok(())
+}
+
+/// Writes per position its mean and then its `len` probabilities.
+fn write_block(out: &mut impl Write, mean: &[f64], len: usize, dist: &[f64]) -> io::Result<()> {
+    let mut buf = Vec::with_capacity(8 * (len + 1));
+    for (&m, d) in mean.iter().zip(dist.chunks_exact(len)) {
+        buf.clear();
+        buf.extend(m.to_le_bytes());
+        buf.extend(d.iter().flat_map(|p| p.to_le_bytes()));
+        out.write_all(&buf)?;
+    }
+    Ok(())
+}
+
+pub(crate) fn plural(n: u32, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+/// Writes a table in rollsim's exact format (see the module docs).
+pub fn write_rollsim(t: &Table, out: &mut impl Write) -> Result<()> {
+    let (kind, space, count, len, gammon_len, name) = match t {
+        Table::One(o) => {
+            check_one_sided(o)?;
+            let gl = o.gammon.as_ref().map_or(0, |g| g.1);
+            (1u32, o.space, o.space.len() as u64, o.len, gl, "one-sided")
+        }
+        Table::Two(w) => {
+            let n = valid_space(w.space)?.len();
+            if w.win.len() != n * n {
+                return Err(FormatError::Table(format!(
+                    "{} win probabilities for {n} x {n} pairs",
+                    w.win.len()
+                )));
+            }
+            if w.cubeful.as_ref().is_some_and(|c| c.len() != n * n) {
+                return Err(FormatError::Table(format!(
+                    "cubeful equities for other than {n} x {n} pairs"
+                )));
+            }
+            (2, w.space, (n * n) as u64, 0, 0, "two-sided")
+        }
+    };
+    let cubeful = matches!(t, Table::Two(w) if w.cubeful.is_some());
+    let len = u32::try_from(len)
+        .map_err(|_| FormatError::Table(format!("{len} entries per distribution")))?;
+    let mut description = format!(
+        "rollsim {name} bearoff, {} on {}{}{}",
+        plural(space.checkers, "checker"),
+        plural(space.points, "point"),
+        if gammon_len > 0 { ", gammon" } else { "" },
+        if cubeful { ", cubeful" } else { "" }
+    );
+    description.truncate(DESCRIPTION); // ASCII, and at most 60 bytes anyway
+    let mut header = Vec::with_capacity(HEADER);
+    header.extend(MAGIC);
+    for v in [
+        VERSION,
+        kind,
+        space.points,
+        space.checkers,
+        u32::from(gammon_len > 0) | u32::from(cubeful) << 1,
+        len,
+    ] {
+        header.extend(v.to_le_bytes());
+    }
+    header.extend(count.to_le_bytes());
+    header.extend((gammon_len as u64).to_le_bytes());
+    header.extend(format!("{description:DESCRIPTION$}").bytes());
+    debug_assert_eq!(header.len(), HEADER);
+
+    let mut w = CrcWriter::new(io::BufWriter::with_capacity(1 << 16, out));
+    w.write_all(&header)?;
+    match t {
+        Table::One(o) => {
+            write_block(&mut w, &o.mean, o.len, &o.dist)?;
+            if let Some((gm, gl, gd)) = &o.gammon {
+                write_block(&mut w, gm, *gl, gd)?;
+            }
+        }
+        Table::Two(s) => {
+            let mut buf = Vec::with_capacity(1 << 16);
+            for chunk in s.win.chunks(1 << 13) {
+                buf.clear();
+                buf.extend(chunk.iter().flat_map(|p| p.to_le_bytes()));
+                w.write_all(&buf)?;
+            }
+            for chunk in s.cubeful.iter().flat_map(|c| c.chunks(1 << 11)) {
+                buf.clear();
+                buf.extend(chunk.iter().flatten().flat_map(|e| e.to_le_bytes()));
+                w.write_all(&buf)?;
+            }
+        }
+    }
+    let crc = w.crc();
+    w.inner.write_all(&crc.to_le_bytes())?;
+    Ok(w.inner.flush()?)
+}
+
+fn f64s(bytes: &[u8]) -> impl Iterator<Item = f64> + '_ {
+    bytes
+        .chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+}
+
+/// Reads per position a mean and `len` probabilities, from `n · 8 · (len + 1)` bytes.
+fn read_block(bytes: &[u8], len: usize) -> (Vec<f64>, Vec<f64>) {
+    let n = bytes.len() / (8 * (len + 1));
+    let (mut mean, mut dist) = (Vec::with_capacity(n), Vec::with_capacity(n * len));
+    for rec in bytes.chunks_exact(8 * (len + 1)) {
+        mean.push(f64::from_le_bytes(rec[..8].try_into().unwrap()));
+        dist.extend(f64s(&rec[8..]));
+    }
+    (mean, dist)
+}
+
+/// Reads a table in rollsim's format, checking the magic, version, kind, header fields, the
+/// exact size the header implies, then the CRC.
+pub fn read_rollsim(bytes: &[u8]) -> Result<Table> {
+    let found = bytes.len() as u64;
+    let minimum = (HEADER + 4) as u64;
+    if !bytes.starts_with(MAGIC) {
+        return Err(if MAGIC.starts_with(bytes) {
+            FormatError::Truncated {
+                expected: minimum,
+                found,
+            }
+        } else {
+            FormatError::BadMagic
+        });
+    }
+    if bytes.len() >= 12 && u32_at(bytes, 8) != VERSION {
+        return Err(FormatError::Version(u32_at(bytes, 8)));
+    }
+    if found < minimum {
+        return Err(FormatError::Truncated {
+            expected: minimum,
+            found,
+        });
+    }
+    let [kind, points, checkers, flags, len] = [12, 16, 20, 24, 28].map(|at| u32_at(bytes, at));
+    let (count, gammon_len) = (u64_at(bytes, 32), u64_at(bytes, 40));
+    if kind != 1 && kind != 2 {
+        return Err(FormatError::Kind(kind));
+    }
+    let space = Space::new(points, checkers).map_err(|e| FormatError::Header(e.to_string()))?;
+    let n = space.len() as u64;
+    let bad = |why: String| Err(FormatError::Header(why));
+    if flags & !3 != 0 || (kind == 2 && flags & 1 != 0) || (kind == 1 && flags & 2 != 0) {
+        return bad(format!("unknown flags {flags:#x}"));
+    }
+    let gammon = flags & 1 != 0;
+    let cubeful = flags & 2 != 0;
+    if gammon != (gammon_len > 0) {
+        return bad(format!(
+            "gammon flag {} with {gammon_len} entries per gammon distribution",
+            flags & 1
+        ));
+    }
+    let expected = if kind == 1 {
+        if count != n || len == 0 {
+            return bad(format!(
+                "{count} positions of {len} entries; the space has {n} positions"
+            ));
+        }
+        let block = |len: u64| u128::from(n) * 8 * (u128::from(len) + 1);
+        HEADER as u128 + block(len.into()) + if gammon { block(gammon_len) } else { 0 } + 4
+    } else {
+        if count != n * n || len != 0 {
+            return bad(format!(
+                "{count} pairs of {len} entries; the space has {n} x {n} pairs"
+            ));
+        }
+        HEADER as u128 + u128::from(count) * 8 * if cubeful { 4 } else { 1 } + 4
+    };
+    exact_size(expected, bytes.len())?;
+    let (body, trailer) = bytes.split_at(bytes.len() - 4);
+    let (stored, computed) = (u32_at(trailer, 0), crc32fast::hash(body));
+    if stored != computed {
+        return Err(FormatError::Checksum { stored, computed });
+    }
+    let data = &body[HEADER..];
+    let table = if kind == 1 {
+        let len = len as usize;
+        let (main, rest) = data.split_at(space.len() * 8 * (len + 1));
+        let (mean, dist) = read_block(main, len);
+        let gammon = gammon.then(|| {
+            let gl = gammon_len as usize;
+            let (gm, gd) = read_block(rest, gl);
+            (gm, gl, gd)
+        });
+        Table::One(OneSided {
+            space,
+            mean,
+            len,
+            dist,
+            gammon,
+        })
+    } else {
+        let (win, cube) = data.split_at(8 * count as usize);
+        Table::Two(TwoSided {
+            space,
+            win: f64s(win).collect(),
+            cubeful: cubeful.then(|| {
+                cube.chunks_exact(24)
+                    .map(|c| {
+                        let mut e = f64s(c);
+                        std::array::from_fn(|_| e.next().expect("24 bytes are 3 f64"))
+                    })
+                    .collect()
+            }),
+        })
+    };
+    check_values(&table)?;
+    Ok(table)
+}
+
+/// Refuses values no table can hold, which a valid checksum does not rule out (a file written
+/// by another program, say): probabilities outside [0, 1], equities outside [-1, 1], expected
+/// rolls that are negative, anything not finite. The n-tuple loader refuses non-finite
+/// weights alike.
+fn check_values(t: &Table) -> Result<()> {
+    let bad = |what: &str, v: f64| {
+        Err(FormatError::Table(format!(
+            "{what} {v} is not a possible value"
+        )))
+    };
+    // Exact tables may round a sum to an ulp past a bound.
+    const SLACK: f64 = 1e-12;
+    let probability = |v: f64| (-SLACK..=1.0 + SLACK).contains(&v);
+    match t {
+        Table::One(o) => {
+            let means = o.mean.iter().chain(o.gammon.iter().flat_map(|(m, _, _)| m));
+            if let Some(&v) = means.into_iter().find(|v| !(v.is_finite() && **v >= 0.0)) {
+                return bad("an expected number of rolls", v);
+            }
+            let probs = o.dist.iter().chain(o.gammon.iter().flat_map(|(_, _, d)| d));
+            if let Some(&v) = probs.into_iter().find(|v| !probability(**v)) {
+                return bad("a probability", v);
+            }
+        }
+        Table::Two(w) => {
+            if let Some(&v) = w.win.iter().find(|v| !probability(**v)) {
+                return bad("a winning chance", v);
+            }
+            let equities = w.cubeful.iter().flatten().flatten();
+            if let Some(&v) = equities
+                .into_iter()
+                .find(|v| !(-1.0 - SLACK..=1.0 + SLACK).contains(*v))
+            {
+                return bad("an equity", v);
+            }
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+    use std::sync::OnceLock;
+
+    #[test]
+    fn impossible_values_under_a_valid_checksum_are_refused() {
+        let space = Space::new(3, 3).unwrap();
+        for (at, v) in [(5, f64::NAN), (7, -0.5), (9, 1.5)] {
+            let mut t = OneSided::build(space, false);
+            t.dist[at] = v;
+            let mut bytes = Vec::new();
+            write_rollsim(&Table::One(t), &mut bytes).unwrap();
+            let err = read_rollsim(&bytes).unwrap_err().to_string();
+            assert!(err.contains("not a possible value"), "{err}");
+        }
+        let mut bytes = Vec::new();
+        write_rollsim(&Table::One(OneSided::build(space, false)), &mut bytes).unwrap();
+        assert!(read_rollsim(&bytes).is_ok());
+    }
+
+    /// The 15-checker, 6-point table with gammon distributions, built once.
+    fn table() -> &'static OneSided {
+        static T: OnceLock<OneSided> = OnceLock::new();
+        T.get_or_init(|| OneSided::build(Space::new(6, 15).unwrap(), true))
+    }
+
+    fn bits(v: &[f64]) -> Vec<u64> {
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
+    /// A small two-sided table with made-up values, awkward floats included.
+    fn two_sided() -> TwoSided {
+        let space = Space::new(3, 2).unwrap();
+        let n = space.len();
+        let mut win: Vec<f64> = (0..n * n).map(|k| (k as f64 * 0.37).sin().abs()).collect();
+        win[..5].copy_from_slice(&[
+            1.0,
+            -0.0,
+            1.0 / 3.0,
+            f64::MIN_POSITIVE / 8.0,
+            1.0 - f64::EPSILON / 2.0,
+        ]);
+        TwoSided {
+            space,
+            win,
+            cubeful: None,
+        }
+    }
+
+    fn rollsim_bytes(t: &Table) -> Vec<u8> {
+        let mut v = Vec::new();
+        write_rollsim(t, &mut v).unwrap();
+        v
+    }
+
+    fn same_one_sided(a: &OneSided, b: &OneSided) {
+        assert_eq!(a.space, b.space);
+        assert_eq!(a.len, b.len);
+        assert_eq!(bits(&a.mean), bits(&b.mean));
+        assert_eq!(bits(&a.dist), bits(&b.dist));
+        let (ga, gb) = (a.gammon.as_ref().unwrap(), b.gammon.as_ref().unwrap());
+        assert_eq!(ga.1, gb.1);
+        assert_eq!(bits(&ga.0), bits(&gb.0));
+        assert_eq!(bits(&ga.2), bits(&gb.2));
+    }
+
+    #[test]
+    fn quantize_rounds_half_up_and_clamps() {
+        assert_eq!(quantize(0.0), 0);
+        assert_eq!(quantize(1.0), 0xFFFF);
+        assert_eq!(quantize(0.5), 32768); // 32767.5 rounds up, like (sum + 18) / 36
+        assert_eq!(quantize(1.0 / 9.0), 7282);
+        assert_eq!(quantize(-0.25), 0);
+        assert_eq!(quantize(1.5), 0xFFFF);
+        assert_eq!(quantize(f64::NAN), 0);
+    }
+
+    #[test]
+    fn rollsim_round_trip_one_sided_with_gammon() {
+        let t = table();
+        assert!(
+            t.gammon.as_ref().unwrap().1 != t.len,
+            "the two lengths differ in practice"
+        );
+        // Round trip through a file written atomically.
+        let dir = std::env::temp_dir().join(format!("rollsim-format-test-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("os6.rsb");
+        let borrowed = Table::One(OneSided {
+            space: t.space,
+            mean: t.mean.clone(),
+            len: t.len,
+            dist: t.dist.clone(),
+            gammon: t.gammon.clone(),
+        });
+        rollsim_core::files::write_atomically(&path, |w| write_rollsim(&borrowed, w)).unwrap();
+        let bytes = fs::read(&path).unwrap();
+        fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(&bytes[..8], b"RSBEAROF");
+        assert_eq!(
+            &bytes[48..112],
+            format!(
+                "{:64}",
+                "rollsim one-sided bearoff, 15 checkers on 6 points, gammon"
+            )
+            .as_bytes()
+        );
+        let gl = t.gammon.as_ref().unwrap().1;
+        assert_eq!(bytes.len(), HEADER + 54_264 * 8 * (t.len + 1 + gl + 1) + 4);
+        match read_rollsim(&bytes).unwrap() {
+            Table::One(back) => same_one_sided(t, &back),
+            other => panic!("read {other:?}"),
+        }
+    }
+
+    #[test]
+    fn cubeful_tables_round_trip_and_export() {
+        let space = Space::new(3, 3).unwrap();
+        let t = TwoSided::build_with_progress(space, true, &|_| {});
+        let n = space.len();
+        let bytes = rollsim_bytes(&Table::Two(TwoSided {
+            space,
+            win: t.win.clone(),
+            cubeful: t.cubeful.clone(),
+        }));
+        assert_eq!(bytes.len(), HEADER + 8 * 4 * n * n + 4);
+        match read_rollsim(&bytes).unwrap() {
+            Table::Two(back) => {
+                assert_eq!(bits(&back.win), bits(&t.win));
+                let flat =
+                    |c: &Vec<[f64; 3]>| c.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(
+                    flat(back.cubeful.as_ref().unwrap()),
+                    flat(t.cubeful.as_ref().unwrap())
+                );
+            }
+            Table::One(_) => panic!("read a two-sided table as one-sided"),
+        }
+        let mut g = Vec::new();
+        write_gnubg_two_sided(&t, &mut g).unwrap();
+        assert_eq!(&g[..16], b"gnubg-TS-03-03-1");
+        assert_eq!(g.len(), GNUBG_HEADER + 8 * n * n);
+        let r = read_gnubg_two_sided(&g).unwrap();
+        assert!(r.cubeful);
+        // The record of pair 5: cubeless, then owned, centred, opponent owns.
+        let rec = &g[GNUBG_HEADER + 8 * 5..GNUBG_HEADER + 8 * 6];
+        let v = |k: usize| u16::from_le_bytes([rec[2 * k], rec[2 * k + 1]]);
+        assert_eq!(v(0), quantize(t.win[5]));
+        for k in 0..3 {
+            assert_eq!(
+                v(k + 1),
+                quantize((t.cubeful.as_ref().unwrap()[5][k] + 1.0) / 2.0)
+            );
+        }
+    }
+
+    #[test]
+    fn rollsim_round_trip_two_sided() {
+        let t = two_sided();
+        let bytes = rollsim_bytes(&Table::Two(TwoSided {
+            space: t.space,
+            win: t.win.clone(),
+            cubeful: None,
+        }));
+        assert_eq!(bytes.len(), HEADER + 8 * 100 + 4);
+        match read_rollsim(&bytes).unwrap() {
+            Table::Two(back) => {
+                assert_eq!(back.space, t.space);
+                assert_eq!(bits(&back.win), bits(&t.win));
+            }
+            other => panic!("read {other:?}"),
+        }
+    }
+
+    #[test]
+    fn rollsim_damage_is_reported_never_panics() {
+        let bytes = rollsim_bytes(&Table::Two(two_sided()));
+        let total = bytes.len() as u64;
+        for k in 0..bytes.len() {
+            match read_rollsim(&bytes[..k]) {
+                Err(FormatError::Truncated { expected, found }) => {
+                    assert_eq!(found, k as u64);
+                    assert!(
+                        expected == total || (k < HEADER + 4 && expected == (HEADER + 4) as u64)
+                    );
+                }
+                other => panic!("prefix {k}: {other:?}"),
+            }
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(
+            matches!(read_rollsim(&longer), Err(FormatError::Oversized { expected, found }) if expected == total && found == total + 1)
+        );
+        let mut magic = bytes.clone();
+        magic[0] = b'X';
+        assert!(matches!(read_rollsim(&magic), Err(FormatError::BadMagic)));
+        let mut version = bytes.clone();
+        version[8] = 2;
+        assert!(matches!(
+            read_rollsim(&version),
+            Err(FormatError::Version(2))
+        ));
+        let mut data = bytes.clone();
+        data[HEADER + 17] ^= 0x10;
+        assert!(matches!(
+            read_rollsim(&data),
+            Err(FormatError::Checksum { .. })
+        ));
+        // Any single flipped byte anywhere is an error, never a panic.
+        for k in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[k] ^= 0xFF;
+            assert!(read_rollsim(&b).is_err(), "flipped byte {k} went unnoticed");
+        }
+        // And a damaged one-sided header (huge len) is refused without allocating.
+        let os = Table::One(OneSided::build(Space::new(2, 2).unwrap(), false));
+        let mut b = rollsim_bytes(&os);
+        b[28..32].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(matches!(
+            read_rollsim(&b),
+            Err(FormatError::Truncated { .. })
+        ));
+        assert!(format!("{}", read_rollsim(&b).unwrap_err()).starts_with("truncated: expected "));
+    }
+
+    fn gnubg_bytes(t: &OneSided, compressed: bool, gammon: bool) -> Result<Vec<u8>> {
+        let mut b = io::Cursor::new(Vec::new());
+        write_gnubg_one_sided(t, compressed, gammon, &mut b)?;
+        Ok(b.into_inner())
+    }
+
+    #[test]
+    fn gnubg_one_sided_layouts_agree_with_the_exact_table() {
+        let t = table();
+        let n = t.space.len();
+        let comp = gnubg_bytes(t, true, true).unwrap();
+        let plain = gnubg_bytes(t, false, true).unwrap();
+        assert_eq!(&comp[..40], b"gnubg-OS-06-15-1-1-0xxxxxxxxxxxxxxxxxxx\n");
+        assert_eq!(&plain[..40], b"gnubg-OS-06-15-1-0-0xxxxxxxxxxxxxxxxxxx\n");
+        assert_eq!(plain.len(), 40 + n * 128);
+        // Compressed index: position 0 is one entry of each distribution, at offset 0.
+        assert_eq!(&comp[40..48], &[0, 0, 0, 0, 1, 0, 1, 0]);
+        assert_eq!(&comp[48..52], &2u32.to_le_bytes());
+        assert_eq!(&comp[40 + 8 * n..40 + 8 * n + 4], &[0xFF; 4]);
+
+        let c = read_gnubg_one_sided(&comp).unwrap();
+        let p = read_gnubg_one_sided(&plain).unwrap();
+        assert!(c.compressed && !p.compressed && c.gammon);
+        assert_eq!((c.points, c.checkers), (6, 15));
+        assert_eq!((&c.dist, &c.gammon_dist), (&p.dist, &p.gammon_dist));
+        let g = c.gammon_dist.as_ref().unwrap();
+        assert_eq!(c.dist.len(), n);
+        let want = |x: &[f64]| -> [u16; 32] {
+            std::array::from_fn(|k| quantize(x.get(k).copied().unwrap_or(0.0)))
+        };
+        for (i, (d, gd)) in c.dist.iter().zip(g).enumerate() {
+            assert_eq!(*d, want(t.distribution(i as u32)), "position {i}");
+            assert_eq!(
+                *gd,
+                want(t.gammon_distribution(i as u32).unwrap()),
+                "gammon {i}"
+            );
+        }
+        let mut off = [0u16; 32];
+        off[0] = 0xFFFF;
+        assert_eq!((c.dist[0], g[0]), (off, off));
+        // Two checkers on the 6 point: P(1 roll) = 1/9, P(2 rolls) = 0.671296 = 145/216.
+        let i = t.space.index(&[0, 0, 0, 0, 0, 2]) as usize;
+        assert!((t.distribution(i as u32)[2] - 0.671296).abs() < 1e-6);
+        assert_eq!(c.dist[i][..3], [0, quantize(1.0 / 9.0), quantize(0.671296)]);
+        assert_eq!(quantize(0.671296), 43993);
+    }
+
+    #[test]
+    fn gnubg_one_sided_without_gammon_and_with_few_checkers() {
+        let t = OneSided::build(Space::new(4, 3).unwrap(), false);
+        assert!(matches!(
+            gnubg_bytes(&t, true, true),
+            Err(FormatError::GnubgExport(_))
+        ));
+        for compressed in [true, false] {
+            let b = gnubg_bytes(&t, compressed, false).unwrap();
+            let want = format!(
+                "gnubg-OS-04-03-0-{}-0xxxxxxxxxxxxxxxxxxx\n",
+                u8::from(compressed)
+            );
+            assert_eq!(&b[..40], want.as_bytes());
+            let r = read_gnubg_one_sided(&b).unwrap();
+            assert_eq!(
+                (r.points, r.checkers, r.gammon, r.compressed),
+                (4, 3, false, compressed)
+            );
+            assert!(r.gammon_dist.is_none());
+            assert_eq!(r.dist.len(), 35);
+            for (i, d) in r.dist.iter().enumerate() {
+                assert_eq!(d, &quantized(t.distribution(i as u32)));
+            }
+            if compressed {
+                assert_eq!(&b[40..46], &[0, 0, 0, 0, 1, 0]); // 6-byte index entries
+            } else {
+                assert_eq!(b.len(), 40 + 35 * 64);
+            }
+        }
+    }
+
+    #[test]
+    fn gnubg_one_sided_damage_is_reported_never_panics() {
+        let t = OneSided::build(Space::new(3, 3).unwrap(), false);
+        let b = gnubg_bytes(&t, true, false).unwrap();
+        for k in 0..b.len() {
+            assert!(
+                matches!(
+                    read_gnubg_one_sided(&b[..k]),
+                    Err(FormatError::Truncated { .. })
+                ),
+                "prefix {k}"
+            );
+        }
+        for k in 0..b.len() {
+            let mut d = b.clone();
+            d[k] ^= 0xFF;
+            let _ = read_gnubg_one_sided(&d);
+        }
+        let mut d = b.clone();
+        d[44] = 33; // nz
+        assert!(matches!(
+            read_gnubg_one_sided(&d),
+            Err(FormatError::GnubgData(_))
+        ));
+        let mut d = b.clone();
+        d[19] = b'1';
+        assert!(matches!(
+            read_gnubg_one_sided(&d),
+            Err(FormatError::GnubgUnsupported(_))
+        ));
+        let mut d = b.clone();
+        d[..5].copy_from_slice(b"GNUBG");
+        let e = read_gnubg_one_sided(&d).unwrap_err();
+        assert!(matches!(e, FormatError::GnubgHeader { .. }), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("gnubg header \"GNUBG-OS-03-03-0-1-0x"),
+            "{e}"
+        );
+        // A header claiming a huge table is refused before anything is allocated for it.
+        for z in [b'0', b'1'] {
+            let mut big = b"gnubg-OS-18-15-1-0-0xxxxxxxxxxxxxxxxxxx\n".to_vec();
+            big[17] = z;
+            assert!(matches!(
+                read_gnubg_one_sided(&big),
+                Err(FormatError::Truncated { .. })
+            ));
+        }
+        let mut d = b.clone();
+        d[9..11].copy_from_slice(b"6x");
+        assert!(matches!(
+            read_gnubg_one_sided(&d),
+            Err(FormatError::GnubgHeader { .. })
+        ));
+    }
+
+    #[test]
+    fn gnubg_two_sided() {
+        let t = two_sided();
+        let mut b = Vec::new();
+        write_gnubg_two_sided(&t, &mut b).unwrap();
+        assert_eq!(&b[..40], b"gnubg-TS-03-02-0xxxxxxxxxxxxxxxxxxxxxxx\n");
+        assert_eq!(b.len(), 40 + 2 * 100);
+        let r = read_gnubg_two_sided(&b).unwrap();
+        assert_eq!((r.points, r.checkers, r.cubeful), (3, 2, false));
+        assert_eq!(
+            r.equity,
+            t.win.iter().map(|&p| quantize(p)).collect::<Vec<_>>()
+        );
+        assert_eq!(r.equity[..3], [0xFFFF, 0, 21845]);
+        assert!(matches!(
+            read_gnubg_one_sided(&b),
+            Err(FormatError::GnubgUnsupported(_))
+        ));
+        assert!(matches!(
+            read_gnubg_two_sided(&b[..239]),
+            Err(FormatError::Truncated {
+                expected: 240,
+                found: 239
+            })
+        ));
+        // A cubeful file: four values per record, the first kept.
+        let mut cubeful = b"gnubg-TS-03-02-1xxxxxxxxxxxxxxxxxxxxxxx\n".to_vec();
+        for k in 0..100u16 {
+            for v in [k, 1, 2, 3] {
+                cubeful.extend(v.to_le_bytes());
+            }
+        }
+        let r = read_gnubg_two_sided(&cubeful).unwrap();
+        assert!(r.cubeful);
+        assert_eq!(r.equity, (0..100).collect::<Vec<u16>>());
+    }
+
+    /// Reads gnubg's own gnubg_os0.bd (Debian's gnubg-data ships it) when present: writing
+    /// back what was read must give the same bytes, and its distributions must match the exact
+    /// table's up to gnubg's choices among near-equal plays and its integer arithmetic. Set
+    /// ROLLSIM_GNUBG_OS0 to its path, or it is looked for where Debian installs it; skipped
+    /// when absent.
+    #[test]
+    fn gnubg_shipped_one_sided_database() {
+        let path = std::env::var("ROLLSIM_GNUBG_OS0")
+            .unwrap_or_else(|_| "/usr/share/gnubg/gnubg_os0.bd".into());
+        let Ok(bytes) = fs::read(&path) else {
+            eprintln!("skipped: no {path}");
+            return;
+        };
+        let r = read_gnubg_one_sided(&bytes).unwrap();
+        assert_eq!(
+            (r.points, r.checkers, r.gammon, r.compressed),
+            (6, 15, true, true)
+        );
+        let g = r.gammon_dist.as_ref().unwrap();
+        let mut again = io::Cursor::new(Vec::new());
+        let dist = |i: usize, gammon: bool| if gammon { g[i] } else { r.dist[i] };
+        encode_gnubg_one_sided(Space::new(6, 15).unwrap(), true, true, dist, &mut again).unwrap();
+        let again = again.into_inner();
+        assert!(again == bytes, "re-encoding gnubg_os0.bd changed it");
+
+        let t = table();
+        let (mut same, mut total) = (0, 0);
+        for (i, (d, gd)) in r.dist.iter().zip(g).enumerate() {
+            let ours = quantized(t.distribution(i as u32));
+            let gours = quantized(t.gammon_distribution(i as u32).unwrap());
+            let mean: f64 = d
+                .iter()
+                .enumerate()
+                .map(|(k, &v)| k as f64 * f64::from(v))
+                .sum();
+            let mean = mean / 65535.0;
+            assert!(
+                (mean - t.mean[i]).abs() < 5e-4,
+                "position {i}: {mean} vs {}",
+                t.mean[i]
+            );
+            assert_eq!(d.iter().map(|&v| u32::from(v)).sum::<u32>(), 0xFFFF);
+            assert!(
+                gours.iter().zip(gd).all(|(a, b)| a.abs_diff(*b) <= 2),
+                "gammon {i}"
+            );
+            same += ours.iter().zip(d).filter(|(a, b)| a == b).count();
+            total += 32;
+        }
+        assert!(
+            same as f64 > 0.95 * total as f64,
+            "{same} of {total} entries agree"
+        );
+    }
+}

@@ -1,0 +1,1035 @@
+//! The one-sided bearoff database: for every position of one side, the distribution of the
+//! number of rolls to bear off under the play that minimises the expected number of rolls, and
+//! (with 15 checkers) the distribution of rolls until the first checker is off.
+//!
+//! The sweep goes level by level in pip count (every move lowers it), so all successors of a
+//! level are known before it starts and a level's positions are independent. For each position
+//! it keeps, besides its value V, the best value reachable by k = 1, 2, 3 steps of one die
+//! (and where that best chain ends). A roll's best play is then one die's step followed by the
+//! best single step of the other die, in either order, or for a double one step followed by
+//! the best three-step chain: per position a few dozen lookups instead of enumerating every
+//! play of every roll.
+
+use rayon::prelude::*;
+
+use super::columns::Window;
+use super::moves::{ROLLS, Unranked};
+use super::position::{Counts, Space};
+use rollsim_core::memory::{huge_filled, prefetch};
+
+/// Positions per rayon task: a level of a small table is a few hundred positions of about a
+/// microsecond each, so finer tasks would cost more in scheduling than they save.
+pub(crate) const MIN_TASK: usize = 64;
+
+/// The optimal policy for one value: per position, the position each roll's best play reaches.
+pub struct Policy {
+    pub value: Vec<f64>,
+    /// `succ[21 * i + r]`: the position reached by the best play of roll `ROLLS[r]`.
+    pub succ: Vec<u32>,
+}
+
+/// Positions grouped by pip count, lowest first: the whole table's levels, for the sweeps that
+/// keep every position (the GPU's, two-sided tables).
+pub struct Levels {
+    pub by_pips: Vec<Vec<u32>>,
+    /// Every index in level order, and where each level starts in it (one more entry than
+    /// levels).
+    pub order: Vec<u32>,
+    pub starts: Vec<usize>,
+}
+
+impl Levels {
+    pub fn new(space: &Space) -> Levels {
+        let mut level = Vec::new();
+        let by_pips: Vec<Vec<u32>> = (0..space.level_sizes().len() as u32)
+            .map(|l| {
+                space.level(l, &mut level);
+                level.iter().map(|&(i, _)| i).collect()
+            })
+            .collect();
+        let order: Vec<u32> = by_pips.iter().flatten().copied().collect();
+        let mut starts = vec![0];
+        for l in &by_pips {
+            starts.push(starts.last().unwrap() + l.len());
+        }
+        Levels {
+            by_pips,
+            order,
+            starts,
+        }
+    }
+}
+
+/// A probability as the sweep keeps it for the levels above: exact `f64`, or [`Fixed31`].
+pub trait Prob: Copy + Default + Send + Sync + 'static {
+    fn load(self) -> f64;
+    fn store(p: f64) -> Self;
+    fn is_zero(self) -> bool;
+}
+
+impl Prob for f64 {
+    #[inline(always)]
+    fn load(self) -> f64 {
+        self
+    }
+    #[inline(always)]
+    fn store(p: f64) -> f64 {
+        p
+    }
+    #[inline(always)]
+    fn is_zero(self) -> bool {
+        self == 0.0
+    }
+}
+
+/// A probability in units of 2^-31, rounded to nearest: half the bytes of `f64`, and entries
+/// under 2^-32 drop out of the support (15x10: 14.4 stored entries a position instead of 21.2).
+/// A distribution is a weighted mean of its successors' plus one rounding, so its error is at
+/// most half a unit per roll of depth, 31 x 2^-32 = 7.2e-9 over gnubg's 32 entries: 1/2100
+/// of gnubg's 16-bit step. What it is for is a table written in gnubg's 16 bits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fixed31(pub u32);
+
+impl Fixed31 {
+    const SCALE: f64 = (1u64 << 31) as f64;
+}
+
+impl Prob for Fixed31 {
+    #[inline(always)]
+    fn load(self) -> f64 {
+        f64::from(self.0) * (1.0 / Fixed31::SCALE)
+    }
+    #[inline(always)]
+    fn store(p: f64) -> Fixed31 {
+        Fixed31((p * Fixed31::SCALE).round() as u32)
+    }
+    #[inline(always)]
+    fn is_zero(self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// What a sweep solves (see [`sweep`]).
+#[derive(Clone, Copy)]
+pub struct Pass<'a> {
+    /// Positions with fewer checkers are done: 1 for bearing off all, 15 for the first off.
+    pub terminal_below: u32,
+    /// Distribution entries kept: P(0 ..`rolls` rolls).
+    pub rolls: usize,
+    pub plays: Plays<'a>,
+    /// Give the sink each position's plays ([`Level::plays`]).
+    pub keep_plays: bool,
+}
+
+/// Which plays a sweep makes: the best, found by its own chains, or those of a policy solved
+/// elsewhere (the GPU's).
+#[derive(Clone, Copy)]
+pub enum Plays<'a> {
+    Best,
+    Given(&'a Policy),
+}
+
+/// Levels the rings keep: a position's successors lie at most 24 pips (6-6) below it. A level
+/// is stored once it is done, over the 24th level below, which no later level reads.
+const DEPTH: usize = 24;
+/// Levels the chains are read from: one die moves at most 6 pips.
+const CHAIN_DEPTH: usize = 6;
+
+/// `chains[k][d - 1]`: the ring slot of the best position k + 1 steps of die d reach.
+type Chains = [[u32; 6]; 3];
+
+/// How a ring keeps chains.
+trait ChainSlots: Copy + Default + Send + Sync {
+    fn new(c: Chains) -> Self;
+    fn get(&self, k: usize, d: usize) -> u32;
+}
+
+impl ChainSlots for Chains {
+    #[inline(always)]
+    fn new(c: Chains) -> Self {
+        c
+    }
+    #[inline(always)]
+    fn get(&self, k: usize, d: usize) -> u32 {
+        self[k][d]
+    }
+}
+
+/// Chains in 21 bits a slot, three to a word, for rings under 2^21 slots: 48 bytes a
+/// position instead of 72, 13 MB less in the 15x10 build.
+#[derive(Clone, Copy, Default)]
+struct Packed([u64; 6]);
+
+impl Packed {
+    const BITS: u32 = 21;
+    const MASK: u64 = (1 << Self::BITS) - 1;
+}
+
+impl ChainSlots for Packed {
+    #[inline(always)]
+    fn new(c: Chains) -> Self {
+        Packed(std::array::from_fn(|d| {
+            (0..3).fold(0, |w, k| {
+                w | u64::from(c[k][d]) << (Packed::BITS * k as u32)
+            })
+        }))
+    }
+    #[inline(always)]
+    fn get(&self, k: usize, d: usize) -> u32 {
+        ((self.0[d] >> (Packed::BITS * k as u32)) & Packed::MASK) as u32
+    }
+}
+
+/// Where a position's stored distribution lies: `pools[pool][chunk]` from `offset`, `len`
+/// entries, the first of them P(`first` rolls).
+#[derive(Clone, Copy, Debug, Default)]
+struct Stored {
+    offset: u32,
+    first: u8,
+    len: u8,
+    pool: u8,
+}
+
+/// What a task of a level computes, for a run of its positions.
+#[derive(Default)]
+pub struct Chunk<P> {
+    means: Vec<f64>,
+    succ: Vec<u32>,
+    stored: Vec<Stored>,
+    probs: Vec<P>,
+}
+
+/// One solved level: its positions, ascending, and what the sweep found for each.
+pub struct Level<'a, P> {
+    pub positions: &'a [u32],
+    chunks: &'a [Chunk<P>],
+    chunk: usize,
+}
+
+impl<P: Prob> Level<'_, P> {
+    /// Position `j`'s expected rolls.
+    pub fn mean(&self, j: usize) -> f64 {
+        self.chunks[j / self.chunk].means[j % self.chunk]
+    }
+
+    /// Position `j`'s distribution: P(`first` + k rolls) for each k of the slice, zero
+    /// elsewhere (and unknown past the sweep's `rolls`).
+    pub fn distribution(&self, j: usize) -> (usize, &[P]) {
+        let c = &self.chunks[j / self.chunk];
+        let s = c.stored[j % self.chunk];
+        let at = s.offset as usize;
+        (usize::from(s.first), &c.probs[at..at + usize::from(s.len)])
+    }
+
+    /// The positions position `j`'s best play of each roll of [`ROLLS`] reaches.
+    pub fn plays(&self, j: usize) -> &[u32] {
+        let k = j % self.chunk;
+        &self.chunks[j / self.chunk].succ[21 * k..21 * k + 21]
+    }
+}
+
+/// Slots of a ring that keeps `depth` levels of these sizes (see [`Window::ring_capacity`]).
+fn ring_capacity(sizes: &[u64], n: usize, depth: usize) -> u64 {
+    Window::ring_capacity(sizes, depth).min(n as u64)
+}
+
+/// Whether chains fit [`Packed`] in a ring of `capacity` slots.
+fn packs(capacity: u64) -> bool {
+    capacity <= 1 << Packed::BITS
+}
+
+/// The sweep's memory for a space, in bytes, before it allocates: the ring slots of every
+/// position, and for the positions of 24 levels their value, index and distribution (`width`
+/// stored entries each, on average) and for 6 levels their chains.
+pub fn sweep_bytes(space: Space, prob_bytes: u64, width: u64) -> u64 {
+    let sizes = space.level_sizes();
+    let n = space.len() as u64;
+    let ring = ring_capacity(&sizes, space.len(), DEPTH);
+    let chains = ring_capacity(&sizes, space.len(), CHAIN_DEPTH);
+    let widest = sizes.iter().copied().max().unwrap_or(0);
+    let chain = if packs(ring) {
+        std::mem::size_of::<Packed>()
+    } else {
+        std::mem::size_of::<Chains>()
+    } as u64;
+    4 * n
+        + ring * (8 + 4 + std::mem::size_of::<Stored>() as u64 + width * prob_bytes)
+        + chains * chain
+        + widest * (8 + 4 + 24 + 8 + chain + width * prob_bytes)
+}
+
+/// Solves `V(s) = 1 + Σ_r p(r) min_play V(s')` with `V = 0` on positions with fewer than
+/// `terminal_below` checkers (1: all off; 15: the first checker off), and the distribution of
+/// the number of rolls under those plays, level by level in pip count. A terminal position's
+/// successors are itself. `sink` gets each level as it is done; only the last 24 levels are
+/// kept, so memory is about a third of the table's positions for 15x6 and half for 15x10
+/// (`sweep_bytes`). Entries for `rolls` or more rolls are not computed: they never change
+/// fewer rolls' (gnubg keeps 32).
+///
+/// Plays are found through chains: per position and die d, the best position k = 1, 2, 3
+/// steps of d reach. A roll's best play is then one die's step followed by the best single
+/// step of the other die, in either order, or for a double one step followed by the best
+/// three-step chain: per position a few dozen lookups instead of enumerating every play of
+/// every roll. Ties go to the lower index, so every implementation picks the same plays.
+///
+/// A distribution is `1/36 Σ_t w_t · shift(dist(t))` over the distinct successors t (in order
+/// of first appearance among the rolls, with their summed weights w_t in 36ths), added only
+/// over the successors' supports.
+pub fn sweep<P: Prob, E: Send>(
+    space: &Space,
+    pass: Pass,
+    progress: &(dyn Fn(u64) + Sync),
+    sink: &mut dyn FnMut(&Level<P>) -> Result<(), E>,
+) -> Result<(), E> {
+    let sizes = space.level_sizes();
+    if packs(ring_capacity(&sizes, space.len(), DEPTH)) {
+        sweep_with::<P, E, Packed>(space, &sizes, pass, progress, sink)
+    } else {
+        sweep_with::<P, E, Chains>(space, &sizes, pass, progress, sink)
+    }
+}
+
+fn sweep_with<P: Prob, E: Send, C: ChainSlots>(
+    space: &Space,
+    sizes: &[u64],
+    pass: Pass,
+    progress: &(dyn Fn(u64) + Sync),
+    sink: &mut dyn FnMut(&Level<P>) -> Result<(), E>,
+) -> Result<(), E> {
+    let n = space.len();
+    let ring_of = |depth| {
+        let capacity = ring_capacity(sizes, n, depth);
+        (capacity as usize, Window::ring_slots(sizes, capacity))
+    };
+    let (capacity, first_slot) = ring_of(DEPTH);
+    let best = matches!(pass.plays, Plays::Best);
+    let (chain_capacity, chain_slot) = ring_of(if best { CHAIN_DEPTH } else { 0 });
+    let mut ring = Ring::<P, C> {
+        slot: huge_filled(n, 0u32),
+        index: huge_filled(capacity, 0u32),
+        value: huge_filled(capacity, 0f64),
+        stored: huge_filled(capacity, Stored::default()),
+        pools: vec![Vec::new(); DEPTH],
+        chains: huge_filled(chain_capacity, C::default()),
+        first_slot,
+        chain_slot,
+    };
+    let mut level = Vec::new();
+    let mut positions = Vec::new();
+    let mut chunks: Vec<Chunk<P>> = Vec::new();
+    let mut chains: Vec<Vec<C>> = Vec::new();
+    let threads = rayon::current_num_threads();
+    for l in 0..sizes.len() {
+        space.level(l as u32, &mut level);
+        positions.clear();
+        positions.extend(level.iter().map(|&(i, _)| i));
+        let first = ring.first_slot[l];
+        for (k, &i) in positions.iter().enumerate() {
+            ring.slot[i as usize] = (first + k) as u32;
+        }
+        let chunk = positions.len().div_ceil(8 * threads).max(MIN_TASK);
+        let task = Task {
+            space,
+            ring: &ring,
+            level: l,
+            pass,
+        };
+        // The chunks' buffers are kept from level to level: allocating them per level left
+        // 30 MB of freed, fragmented heap in the peak RSS of 15x10.
+        let count = positions.len().div_ceil(chunk);
+        if chunks.len() < count {
+            chunks.resize_with(count, Chunk::default);
+            chains.resize_with(count, Vec::new);
+        }
+        level
+            .par_chunks(chunk)
+            .zip(&mut chunks[..count])
+            .zip(&mut chains[..count])
+            .for_each(|((ps, c), chains)| task.run(ps, c, chains));
+        let chunks = &chunks[..count];
+        let level = Level {
+            positions: &positions,
+            chunks,
+            chunk,
+        };
+        sink(&level)?;
+        progress(positions.len() as u64);
+        // Level l's values go where level l - 24's were, which no later level reads.
+        ring.index[first..first + positions.len()].copy_from_slice(&positions);
+        let mut k = first;
+        let pool = &mut ring.pools[l % DEPTH];
+        pool.clear();
+        let mut at = ring.chain_slot.get(l).copied().unwrap_or(0);
+        for (c, chains) in chunks.iter().zip(&chains) {
+            for (&v, &s) in c.means.iter().zip(&c.stored) {
+                ring.value[k] = v;
+                ring.stored[k] = Stored {
+                    offset: s.offset + pool.len() as u32,
+                    ..s
+                };
+                k += 1;
+            }
+            pool.extend_from_slice(&c.probs);
+            ring.chains[at..at + chains.len()].copy_from_slice(chains);
+            at += chains.len();
+        }
+    }
+    Ok(())
+}
+
+/// The sweep's state for the levels below the current one, by ring slot (see
+/// [`Window::ring_slots`]).
+struct Ring<P, C> {
+    /// Every position's ring slot (valid while its level is among the last 24).
+    slot: Vec<u32>,
+    /// Per ring slot: the position's index, its expected rolls and where its distribution is.
+    index: Vec<u32>,
+    value: Vec<f64>,
+    stored: Vec<Stored>,
+    /// Level l's distributions at `l % 24`.
+    pools: Vec<Vec<P>>,
+    /// The chains of the last 6 levels, in a ring of their own.
+    chains: Vec<C>,
+    /// Each level's first slot in the rings.
+    first_slot: Vec<usize>,
+    chain_slot: Vec<usize>,
+}
+
+/// Solving one level's positions.
+struct Task<'a, P, C> {
+    space: &'a Space,
+    ring: &'a Ring<P, C>,
+    level: usize,
+    pass: Pass<'a>,
+}
+
+/// `ROLL_INDEX[a - 1][b - 1]`: the index in [`ROLLS`] of the roll of a and b, either order.
+const ROLL_INDEX: [[usize; 6]; 6] = roll_index();
+
+impl<P: Prob, C: ChainSlots> Task<'_, P, C> {
+    fn run(&self, positions: &[(u32, Counts)], c: &mut Chunk<P>, chains: &mut Vec<C>) {
+        let pass = self.pass;
+        c.means.clear();
+        c.succ.clear();
+        chains.clear();
+        c.stored.clear();
+        c.probs.clear();
+        let mut acc = Vec::new();
+        for &(i, counts) in positions {
+            let mut succ = [i; 21];
+            let checkers: u32 = counts.iter().map(|&x| u32::from(x)).sum();
+            let (mean, stored) = if checkers < pass.terminal_below {
+                // Done: no rolls to go, and every chain ends where it starts.
+                if let Plays::Best = pass.plays {
+                    chains.push(C::new([[self.ring.slot[i as usize]; 6]; 3]));
+                }
+                let stored = Stored {
+                    offset: c.probs.len() as u32,
+                    first: 0,
+                    len: 1,
+                    pool: (self.level % DEPTH) as u8,
+                };
+                c.probs.push(P::store(1.0));
+                (0.0, stored)
+            } else {
+                let mean = match pass.plays {
+                    Plays::Best => {
+                        let u = Unranked::from_counts(self.space, i, counts);
+                        let (mean, c_) = self.best_plays(&u, &mut succ);
+                        chains.push(C::new(c_));
+                        mean
+                    }
+                    Plays::Given(p) => {
+                        succ.copy_from_slice(&p.succ[21 * i as usize..21 * i as usize + 21]);
+                        p.value[i as usize]
+                    }
+                };
+                (mean, self.distribution(&succ, &mut acc, &mut c.probs))
+            };
+            c.stored.push(stored);
+            c.means.push(mean);
+            if pass.keep_plays {
+                c.succ.extend_from_slice(&succ);
+            }
+        }
+    }
+
+    /// The ordering of candidate plays by ring slot: lower value, then lower index.
+    #[inline(always)]
+    fn better(&self, to: u32, best: (f64, u32)) -> bool {
+        let v = self.ring.value[to as usize];
+        v < best.0
+            || (v == best.0 && self.ring.index[to as usize] < self.ring.index[best.1 as usize])
+    }
+
+    /// Position `i`'s best play of each roll (into `succ`, as indices), its expected rolls and
+    /// its chains.
+    fn best_plays(&self, u: &Unranked, succ: &mut [u32; 21]) -> (f64, Chains) {
+        let ring = self.ring;
+        // Per die: the ring slots of its moves' positions, and their chains.
+        let none = C::default();
+        let mut moves = [[(0u32, &none); 18]; 6];
+        let mut len = [0usize; 6];
+        for (d, (m, len)) in moves.iter_mut().zip(&mut len).enumerate() {
+            u.each_die_move(d as u32 + 1, |to, pips| {
+                let l = self.level - pips as usize;
+                let s = ring.slot[to as usize];
+                let c = &ring.chains[ring.chain_slot[l] + s as usize - ring.first_slot[l]];
+                prefetch(c);
+                m[*len] = (s, c);
+                *len += 1;
+            });
+        }
+        const NONE: (f64, u32) = (f64::INFINITY, u32::MAX);
+        let mut best = [[NONE; 6]; 3];
+        let mut roll_best = [NONE; 21];
+        for a in 0..6 {
+            for &(s, c) in &moves[a][..len[a]] {
+                // k + 1 steps of die a: one step to s, then k steps from s.
+                for (k, to) in [s, c.get(0, a), c.get(1, a)].into_iter().enumerate() {
+                    if self.better(to, best[k][a]) {
+                        best[k][a] = (ring.value[to as usize], to);
+                    }
+                }
+                // Rolls containing die a: a first, then the best single step of the other die.
+                for (b, &r) in ROLL_INDEX[a].iter().enumerate() {
+                    let to = if a == b { c.get(2, a) } else { c.get(0, b) };
+                    if self.better(to, roll_best[r]) {
+                        roll_best[r] = (ring.value[to as usize], to);
+                    }
+                }
+            }
+        }
+        let mut sum = 0.0;
+        for (r, &(_, _, w)) in ROLLS.iter().enumerate() {
+            sum += f64::from(w) * roll_best[r].0;
+            succ[r] = ring.index[roll_best[r].1 as usize];
+        }
+        (1.0 + sum / 36.0, best.map(|k| k.map(|(_, to)| to)))
+    }
+
+    /// The distribution under the plays `succ` (indices), appended to `probs`.
+    fn distribution(&self, succ: &[u32; 21], acc: &mut Vec<f64>, probs: &mut Vec<P>) -> Stored {
+        let ring = self.ring;
+        let mut targets = [(0u32, 0u32); 21];
+        let mut distinct = 0;
+        for (&t, &(_, _, w)) in succ.iter().zip(&ROLLS) {
+            let s = ring.slot[t as usize];
+            match targets[..distinct].iter_mut().find(|(u, _)| *u == s) {
+                Some((_, weight)) => *weight += u32::from(w),
+                None => {
+                    targets[distinct] = (s, u32::from(w));
+                    distinct += 1;
+                }
+            }
+        }
+        let targets = &targets[..distinct];
+        for &(s, _) in targets {
+            let st = ring.stored[s as usize];
+            if let Some(p) = ring.pools[usize::from(st.pool)].get(st.offset as usize) {
+                prefetch(p);
+            }
+        }
+        // This position takes one roll more than its successors.
+        let (mut lo, mut hi) = (usize::MAX, 0);
+        for &(s, _) in targets {
+            let st = ring.stored[s as usize];
+            if st.len > 0 {
+                lo = lo.min(usize::from(st.first) + 1);
+                hi = hi.max(usize::from(st.first) + usize::from(st.len));
+            }
+        }
+        let hi = hi.min(self.pass.rolls.saturating_sub(1));
+        let offset = probs.len() as u32;
+        let pool = (self.level % DEPTH) as u8;
+        if lo > hi {
+            return Stored {
+                offset,
+                first: 0,
+                len: 0,
+                pool,
+            };
+        }
+        acc.clear();
+        acc.resize(hi - lo + 1, 0.0);
+        for &(s, w) in targets {
+            let st = ring.stored[s as usize];
+            let from =
+                &ring.pools[usize::from(st.pool)][st.offset as usize..][..usize::from(st.len)];
+            let at = usize::from(st.first) + 1 - lo;
+            let w = f64::from(w);
+            for (x, f) in acc[at..].iter_mut().zip(from) {
+                *x += w * f.load();
+            }
+        }
+        // Stored, without the entries that round to zero at either end.
+        let start = probs.len();
+        probs.extend(acc.iter().map(|&x| P::store(x / 36.0)));
+        let tail = &probs[start..];
+        let a = tail.iter().position(|p| !p.is_zero()).unwrap_or(tail.len());
+        let b = tail.iter().rposition(|p| !p.is_zero()).map_or(a, |b| b + 1);
+        probs.copy_within(start + a..start + b, start);
+        probs.truncate(start + b - a);
+        Stored {
+            offset,
+            first: (lo + a) as u8,
+            len: (b - a) as u8,
+            pool,
+        }
+    }
+}
+
+/// `roll_index()[a - 1][b - 1]`: the index in [`ROLLS`] of the roll of a and b, in either order.
+pub const fn roll_index() -> [[usize; 6]; 6] {
+    let mut t = [[0usize; 6]; 6];
+    let mut r = 0;
+    while r < 21 {
+        let (a, b, _) = ROLLS[r];
+        t[a as usize - 1][b as usize - 1] = r;
+        t[b as usize - 1][a as usize - 1] = r;
+        r += 1;
+    }
+    t
+}
+
+/// A whole pass of the sweep in exact `f64`, by index.
+struct Collected {
+    mean: Vec<f64>,
+    /// Per index: the first roll count stored, and where in `probs` its entries lie.
+    first: Vec<u8>,
+    span: Vec<(u64, u8)>,
+    probs: Vec<f64>,
+    /// With `plays`: per index, the position each roll's best play reaches.
+    succ: Vec<u32>,
+}
+
+impl Collected {
+    fn sweep(
+        space: &Space,
+        terminal_below: u32,
+        plays: Plays,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Collected {
+        Collected::run(space, terminal_below, plays, false, progress)
+    }
+
+    fn run(
+        space: &Space,
+        terminal_below: u32,
+        plays: Plays,
+        keep_plays: bool,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Collected {
+        let n = space.len();
+        let mut c = Collected {
+            mean: huge_filled(n, 0.0),
+            first: huge_filled(n, 0),
+            span: huge_filled(n, (0, 0)),
+            probs: Vec::new(),
+            succ: if keep_plays {
+                huge_filled(21 * n, 0)
+            } else {
+                Vec::new()
+            },
+        };
+        let pass = Pass {
+            terminal_below,
+            rolls: usize::MAX,
+            plays,
+            keep_plays,
+        };
+        let done: Result<(), std::convert::Infallible> =
+            sweep::<f64, _>(space, pass, progress, &mut |level| {
+                for (j, &i) in level.positions.iter().enumerate() {
+                    let i = i as usize;
+                    let (first, d) = level.distribution(j);
+                    c.mean[i] = level.mean(j);
+                    c.first[i] = first as u8;
+                    c.span[i] = (c.probs.len() as u64, d.len() as u8);
+                    c.probs.extend_from_slice(d);
+                    if keep_plays {
+                        c.succ[21 * i..21 * i + 21].copy_from_slice(level.plays(j));
+                    }
+                }
+                Ok(())
+            });
+        let Ok(()) = done;
+        c
+    }
+
+    /// Every distribution as `len` entries, `len` one more than the most rolls of any.
+    fn dense(&self) -> (usize, Vec<f64>) {
+        let len = self
+            .first
+            .iter()
+            .zip(&self.span)
+            .map(|(&f, &(_, l))| usize::from(f) + usize::from(l))
+            .max()
+            .unwrap_or(1);
+        let mut dist = huge_filled(len * self.mean.len(), 0f64);
+        dist.par_chunks_mut(len).enumerate().for_each(|(i, d)| {
+            let (at, l) = self.span[i];
+            let f = usize::from(self.first[i]);
+            d[f..f + usize::from(l)]
+                .copy_from_slice(&self.probs[at as usize..at as usize + usize::from(l)]);
+        });
+        (len, dist)
+    }
+}
+
+/// The best plays of a pass on CPU threads, and the expected rolls under them: what the GPU's
+/// sweep is checked against.
+pub fn policy(space: &Space, terminal_below: u32) -> Policy {
+    let c = Collected::run(space, terminal_below, Plays::Best, true, &|_| {});
+    Policy {
+        value: c.mean,
+        succ: c.succ,
+    }
+}
+
+/// A solved one-sided table.
+pub struct OneSided {
+    pub space: Space,
+    /// Expected rolls to bear off, from the Bellman equation.
+    pub mean: Vec<f64>,
+    /// Entries per distribution.
+    pub len: usize,
+    /// `dist[len * i + k]`: P(bearing off in exactly k rolls).
+    pub dist: Vec<f64>,
+    /// With 15 checkers: expected rolls and distribution of rolls until the first checker is
+    /// off, for positions with all 15 on the board (others: 0 rolls).
+    pub gammon: Option<(Vec<f64>, usize, Vec<f64>)>,
+}
+
+/// Statistics of one distribution.
+pub fn mean_sd(dist: &[f64]) -> (f64, f64) {
+    let mean: f64 = dist.iter().enumerate().map(|(k, p)| k as f64 * p).sum();
+    let sq: f64 = dist
+        .iter()
+        .enumerate()
+        .map(|(k, p)| (k * k) as f64 * p)
+        .sum();
+    (mean, (sq - mean * mean).max(0.0).sqrt())
+}
+
+/// Average pips per roll: 49/6. Effective pip count = expected rolls x 49/6.
+pub const PIPS_PER_ROLL: f64 = 49.0 / 6.0;
+
+/// Whether a table gets the distributions of rolls until the first checker is off: when asked
+/// for, and only with 15 checkers (gnubg's gammon distributions).
+pub fn has_first_off(space: &Space, gammon: bool) -> bool {
+    gammon && space.checkers == 15
+}
+
+impl OneSided {
+    /// Solves the table on CPU threads.
+    pub fn build(space: Space, gammon: bool) -> OneSided {
+        OneSided::build_cpu(space, gammon, &|_| {})
+    }
+
+    /// Solves the table on CPU threads, calling `progress` with the positions done by each
+    /// level of each pass.
+    ///
+    /// All of it runs on a rayon worker: a pass is some 90 levels, most of them small, and a
+    /// parallel loop started from outside the pool wakes a worker and sleeps for every one
+    /// (median of 100 builds of 15x6 with gammons, three runs each: 66.8-68.4 ms from outside,
+    /// 52.9-57.2 ms on a worker). With gammons the two passes run side by side, which keeps
+    /// both threads busy in the small levels.
+    pub fn build_cpu(space: Space, gammon: bool, progress: &(dyn Fn(u64) + Sync)) -> OneSided {
+        rayon::scope(|_| {
+            let pass = |below| Collected::sweep(&space, below, Plays::Best, progress);
+            let (off, first_off) = if has_first_off(&space, gammon) {
+                let (a, b) = rayon::join(|| pass(1), || pass(15));
+                (a, Some(b))
+            } else {
+                (pass(1), None)
+            };
+            OneSided::from_passes(space, off, first_off)
+        })
+    }
+
+    /// Solves the table with `solver` for the plays (the GPU sweep, say), one pass after the
+    /// other, and CPU threads for the distributions, calling `progress` with the positions
+    /// done by each level of the distribution passes.
+    pub fn build_with(
+        space: Space,
+        gammon: bool,
+        progress: &(dyn Fn(u64) + Sync),
+        solver: &mut (dyn FnMut(&Space, &Levels, u32) -> anyhow::Result<Policy> + Send),
+    ) -> anyhow::Result<OneSided> {
+        rayon::scope(move |_| {
+            let levels = Levels::new(&space);
+            let mut pass = |below| -> anyhow::Result<Collected> {
+                let policy = solver(&space, &levels, below)?;
+                Ok(Collected::sweep(
+                    &space,
+                    below,
+                    Plays::Given(&policy),
+                    progress,
+                ))
+            };
+            let off = pass(1)?;
+            let first_off = if has_first_off(&space, gammon) {
+                Some(pass(15)?)
+            } else {
+                None
+            };
+            Ok(OneSided::from_passes(space, off, first_off))
+        })
+    }
+
+    /// The table from its passes: bearing off all checkers and, with 15, the first one.
+    fn from_passes(space: Space, off: Collected, first_off: Option<Collected>) -> OneSided {
+        let (len, dist) = off.dense();
+        OneSided {
+            space,
+            mean: off.mean,
+            len,
+            dist,
+            gammon: first_off.map(|g| {
+                let (len, dist) = g.dense();
+                (g.mean, len, dist)
+            }),
+        }
+    }
+
+    pub fn distribution(&self, i: u32) -> &[f64] {
+        &self.dist[self.len * i as usize..self.len * (i as usize + 1)]
+    }
+
+    pub fn gammon_distribution(&self, i: u32) -> Option<&[f64]> {
+        self.gammon
+            .as_ref()
+            .map(|(_, len, d)| &d[len * i as usize..len * (i as usize + 1)])
+    }
+}
+
+/// P(the side on roll, with distribution `me`, bears off first against `opp`):
+/// `Σ_i P_me(i) Σ_{j >= i} P_opp(j)`; the one-sided estimate of a race.
+pub fn race_win_probability(me: &[f64], opp: &[f64]) -> f64 {
+    let mut tail = vec![0f64; opp.len() + 1];
+    for j in (0..opp.len()).rev() {
+        tail[j] = tail[j + 1] + opp[j];
+    }
+    me.iter()
+        .enumerate()
+        .map(|(i, p)| p * tail.get(i).copied().unwrap_or(0.0))
+        .sum()
+}
+
+#[cfg(feature = "gpu")]
+pub mod gpu;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(points: u32, checkers: u32) -> OneSided {
+        OneSided::build(Space::new(points, checkers).unwrap(), true)
+    }
+
+    fn at<'a>(t: &'a OneSided, counts: &[u8]) -> (f64, &'a [f64]) {
+        let i = t.space.index(counts);
+        (t.mean[i as usize], t.distribution(i))
+    }
+
+    #[test]
+    fn one_checker_exact_fractions() {
+        let t = table(6, 2);
+        for (p, want) in [
+            (1, 1.0),
+            (2, 1.0),
+            (3, 1.0),
+            (4, 19.0 / 18.0),
+            (5, 41.0 / 36.0),
+            (6, 5.0 / 4.0),
+        ] {
+            let mut c = [0u8; 6];
+            c[p - 1] = 1;
+            let (mean, dist) = at(&t, &c);
+            assert!((mean - want).abs() < 1e-15, "point {p}: {mean} vs {want}");
+            assert!((mean_sd(dist).0 - want).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn two_checkers_on_the_six_point() {
+        let t = table(6, 2);
+        let (mean, dist) = at(&t, &[0, 0, 0, 0, 0, 2]);
+        assert!((mean - 2.109611).abs() < 1e-6, "{mean}");
+        let (m, sd) = mean_sd(dist);
+        assert!((m - mean).abs() < 1e-12);
+        assert!((sd - 0.571).abs() < 1e-3, "{sd}");
+        for (k, p) in [(1, 0.111111), (2, 0.671296), (3, 0.214463), (4, 0.003129)] {
+            assert!((dist[k] - p).abs() < 1e-6, "P({k}) = {}", dist[k]);
+        }
+    }
+
+    #[test]
+    fn published_fifteen_checker_figures() {
+        let t = table(6, 15);
+        assert_eq!(t.mean.len(), 54_264);
+        let (mean, dist) = at(&t, &[15, 0, 0, 0, 0, 0]);
+        assert!((mean - 6.979592).abs() < 1e-6, "{mean}");
+        assert!((mean_sd(dist).1 - 0.808).abs() < 1e-3);
+        for (k, p) in [
+            (4, 0.000772),
+            (5, 0.034722),
+            (6, 0.227731),
+            (7, 0.457694),
+            (8, 0.279082),
+        ] {
+            assert!((dist[k] - p).abs() < 1e-6, "P({k}) = {}", dist[k]);
+        }
+        let (mean, dist) = at(&t, &[0, 0, 0, 0, 0, 15]);
+        assert!((mean - 12.266187).abs() < 1e-6, "{mean}");
+        assert!((mean_sd(dist).1 - 1.513).abs() < 1e-3);
+        assert!((mean * PIPS_PER_ROLL - 100.17).abs() < 0.01);
+        let (mean, _) = at(&t, &[1, 1, 1, 1, 1, 1]);
+        assert!((mean - 3.463648).abs() < 1e-6, "{mean}");
+        let (mean, dist) = at(&t, &[7, 0, 0, 0, 0, 0]);
+        assert!((mean - 3.5509259).abs() < 1e-7);
+        assert!((dist[2] - 1.0 / 36.0).abs() < 1e-15);
+        assert!((dist[4] - 125.0 / 216.0).abs() < 1e-15);
+        // First checker off from fifteen on the six point.
+        let i = t.space.index(&[0, 0, 0, 0, 0, 15]);
+        let (gmean, _, _) = t.gammon.as_ref().unwrap();
+        let g = t.gammon_distribution(i).unwrap();
+        assert!((g[1] - 17.0 / 36.0).abs() < 1e-15, "{}", g[1]);
+        assert!(
+            (gmean[i as usize] - 1.616).abs() < 1e-3,
+            "{}",
+            gmean[i as usize]
+        );
+        // Positions with a checker off need no roll for the first one.
+        let j = t.space.index(&[0, 0, 0, 0, 0, 14]);
+        assert_eq!(t.gammon_distribution(j).unwrap()[0], 1.0);
+    }
+
+    #[test]
+    fn two_checkers_borne_off_in_one_roll() {
+        // Out of 36 rolls, how many bear off both checkers at once.
+        let t = table(6, 2);
+        for (a, b, want) in [
+            (6, 6, 4),
+            (6, 5, 6),
+            (6, 4, 8),
+            (6, 3, 10),
+            (6, 2, 13),
+            (6, 1, 15),
+            (5, 5, 6),
+            (4, 4, 11),
+            (3, 3, 17),
+            (2, 2, 26),
+            (2, 1, 36),
+        ] {
+            let mut c = [0u8; 6];
+            c[a - 1] += 1;
+            c[b - 1] += 1;
+            let (_, dist) = at(&t, &c);
+            assert!(
+                (dist[1] * 36.0 - f64::from(want)).abs() < 1e-9,
+                "{a}-{b}: {}",
+                dist[1] * 36.0
+            );
+        }
+    }
+
+    #[test]
+    fn distributions_sum_to_one_and_match_the_means() {
+        let t = table(5, 8);
+        for i in 0..t.mean.len() as u32 {
+            let d = t.distribution(i);
+            assert!((d.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+            assert!((mean_sd(d).0 - t.mean[i as usize]).abs() < 1e-9);
+        }
+    }
+
+    /// Expected rolls by brute force over every play of every roll, memoised on the counts.
+    fn brute_mean(c: &[u8], memo: &mut std::collections::HashMap<Vec<u8>, f64>) -> f64 {
+        if c.iter().all(|&x| x == 0) {
+            return 0.0;
+        }
+        if let Some(&v) = memo.get(c) {
+            return v;
+        }
+        let mut sum = 0.0;
+        for &(a, b, w) in &ROLLS {
+            let best = crate::moves::slow_plays(c, a.into(), b.into())
+                .iter()
+                .map(|p| brute_mean(p, memo))
+                .fold(f64::INFINITY, f64::min);
+            sum += f64::from(w) * best;
+        }
+        let v = 1.0 + sum / 36.0;
+        memo.insert(c.to_vec(), v);
+        v
+    }
+
+    #[test]
+    fn sweep_equals_brute_force_over_every_play() {
+        let t = OneSided::build(Space::new(5, 5).unwrap(), false);
+        let mut memo = std::collections::HashMap::new();
+        let mut counts = [0u8; 5];
+        for i in 0..t.mean.len() as u32 {
+            t.space.position(i, &mut counts);
+            let brute = brute_mean(&counts, &mut memo);
+            assert!(
+                (t.mean[i as usize] - brute).abs() < 1e-12,
+                "{counts:?}: {} vs {brute}",
+                t.mean[i as usize]
+            );
+        }
+    }
+
+    /// Every level of a sweep: positions, means, distributions.
+    fn levels_of<C: ChainSlots>(space: &Space, below: u32) -> Vec<(u32, u64, usize, Vec<u64>)> {
+        let mut out = Vec::new();
+        let pass = Pass {
+            terminal_below: below,
+            rolls: usize::MAX,
+            plays: Plays::Best,
+            keep_plays: false,
+        };
+        let done: Result<(), ()> =
+            sweep_with::<f64, (), C>(space, &space.level_sizes(), pass, &|_| {}, &mut |level| {
+                for (j, &i) in level.positions.iter().enumerate() {
+                    let (first, d) = level.distribution(j);
+                    let d = d.iter().map(|p| p.to_bits()).collect();
+                    out.push((i, level.mean(j).to_bits(), first, d));
+                }
+                Ok(())
+            });
+        done.unwrap();
+        out
+    }
+
+    #[test]
+    fn chains_packed_or_wide_give_the_same_sweep() {
+        for (space, below) in [
+            (Space::new(6, 15).unwrap(), 1),
+            (Space::new(5, 15).unwrap(), 15),
+        ] {
+            assert!(levels_of::<Packed>(&space, below) == levels_of::<Chains>(&space, below));
+        }
+        let c = [
+            [1, 2, 3, 4, 5, 6],
+            [7, 8, 9, 10, 11, 12],
+            [(1 << 21) - 1, 0, 5, 0, 1, 2],
+        ];
+        let p = Packed::new(c);
+        for (k, row) in c.iter().enumerate() {
+            for (d, &slot) in row.iter().enumerate() {
+                assert_eq!(p.get(k, d), slot);
+            }
+        }
+    }
+
+    #[test]
+    fn race_estimate() {
+        // Certain one-roll bearoff for the side on roll: it wins.
+        assert_eq!(race_win_probability(&[0.0, 1.0], &[0.0, 0.5, 0.5]), 1.0);
+        assert_eq!(race_win_probability(&[0.0, 0.0, 1.0], &[0.0, 1.0]), 0.0);
+        assert!((race_win_probability(&[0.0, 0.5, 0.5], &[0.0, 0.5, 0.5]) - 0.75).abs() < 1e-15);
+    }
+}

@@ -1,0 +1,293 @@
+//! The GPU one-sided bearoff sweep: host side of `shaders/one_sided.wgsl`. (The
+//! two-sided sweep by columns is `crate::columns::gpu`.)
+//!
+//! A whole sweep is one submission: the items in level order and every level's parameters (at
+//! dynamic uniform offsets) are uploaded once, then one compute pass per level, lowest pip count
+//! first; wgpu orders the passes, so each level sees the ones below it. Only the results come
+//! back; the chains stay on the GPU.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::Space;
+use crate::one_sided::{Levels, Policy};
+use crate::position::binomial;
+use rollsim_gpu::{Gpu, GpuError, Kernel, dynamic, grid, layout_entry, whole};
+
+/// The 21 dice rolls in WGSL: twin of [`crate::moves::ROLLS`].
+pub const ROLLS: &str = include_str!("../../shaders/rolls.wgsl");
+/// Bearoff positions, unranking and single-die moves in WGSL: twin of [`crate::position`] and
+/// [`crate::moves`].
+pub const POSITION: &str = include_str!("../../shaders/position.wgsl");
+
+/// One level of the one-sided bearoff sweep (f64): `shaders/one_sided.wgsl`, twin of
+/// [`crate::one_sided`].
+pub const KERNEL: Kernel = Kernel {
+    name: "one_sided",
+    parts: &[
+        ROLLS,
+        POSITION,
+        include_str!("../../shaders/one_sided.wgsl"),
+    ],
+};
+
+/// A buffer the sweep binds: its binding, its contents or size, and whether it is read back.
+struct Binding<'a> {
+    label: &'a str,
+    binding: u32,
+    data: Data<'a>,
+    read_back: bool,
+}
+
+enum Data<'a> {
+    /// Uploaded, read-only.
+    Init(&'a [u8]),
+    /// Written by the kernel: this many bytes.
+    Zeroed(u64),
+}
+
+/// Runs `kernel` once per level (`counts[l]` invocations), all levels in one submission, with
+/// `params(l, groups_x)` bound at `params_binding` at a dynamic offset, and returns the
+/// read-back buffers' contents in binding order.
+fn sweep<P: Pod>(
+    gpu: &Gpu,
+    kernel: &Kernel,
+    counts: &[u32],
+    params_binding: u32,
+    params: impl Fn(usize, u32) -> P,
+    bindings: &[Binding],
+) -> Result<Vec<Vec<u32>>, GpuError> {
+    if !gpu.f64 {
+        return Err(GpuError::Unsupported(format!(
+            "{} has no f64 shader arithmetic (SHADER_F64), which the exact bearoff sweep needs",
+            gpu.adapter.name
+        )));
+    }
+    let limit = gpu
+        .limits
+        .max_storage_buffer_binding_size
+        .min(gpu.limits.max_buffer_size);
+    for b in bindings {
+        let size = match b.data {
+            Data::Init(d) => d.len() as u64,
+            Data::Zeroed(s) => s,
+        };
+        if size > limit {
+            return Err(GpuError::Unsupported(format!(
+                "{} needs a {size}-byte storage buffer; {} allows {limit} (use --backend cpu)",
+                b.label, gpu.adapter.name
+            )));
+        }
+    }
+    use wgpu::BufferBindingType as B;
+    use wgpu::BufferUsages as U;
+    let mut entries = vec![layout_entry(params_binding, B::Uniform, true)];
+    entries.extend(bindings.iter().map(|b| {
+        let read_only = matches!(b.data, Data::Init(_));
+        layout_entry(b.binding, B::Storage { read_only }, false)
+    }));
+    let layout = gpu
+        .device
+        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(kernel.name),
+            entries: &entries,
+        });
+    let pipeline_layout = gpu
+        .device
+        .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(kernel.name),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+    let pipeline = gpu.pipeline(kernel, Some(&pipeline_layout))?;
+
+    let stride = gpu.limits.min_uniform_buffer_offset_alignment.max(32) as usize;
+    let max_dim = gpu.limits.max_compute_workgroups_per_dimension;
+    let mut param_bytes = vec![0u8; stride * counts.len()];
+    let mut shapes = Vec::with_capacity(counts.len());
+    for (l, &count) in counts.iter().enumerate() {
+        let (x, y) = grid(count.div_ceil(64), max_dim);
+        let p = params(l, x);
+        param_bytes[l * stride..l * stride + size_of::<P>()]
+            .copy_from_slice(bytemuck::bytes_of(&p));
+        shapes.push((x, y));
+    }
+    let params_buf = gpu.buffer_with("level params", &param_bytes, U::UNIFORM)?;
+    let mut buffers = Vec::with_capacity(bindings.len());
+    for b in bindings {
+        buffers.push(match b.data {
+            Data::Init(d) => gpu.buffer_with(b.label, d, U::STORAGE)?,
+            Data::Zeroed(size) => gpu.buffer(b.label, size, U::STORAGE | U::COPY_SRC)?,
+        });
+    }
+    let mut group = vec![dynamic(params_binding, &params_buf, size_of::<P>() as u64)];
+    group.extend(
+        bindings
+            .iter()
+            .zip(&buffers)
+            .map(|(b, buf)| whole(b.binding, buf)),
+    );
+    let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(kernel.name),
+        layout: &layout,
+        entries: &group,
+    });
+    let mut reads = Vec::new();
+    for (b, buf) in bindings.iter().zip(&buffers) {
+        if b.read_back {
+            let size = buf.size();
+            let read = gpu.buffer(b.label, size, U::MAP_READ | U::COPY_DST)?;
+            reads.push((buf, read, size));
+        }
+    }
+    let mut enc = gpu
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some(kernel.name),
+        });
+    for (l, &(x, y)) in shapes.iter().enumerate() {
+        // One pass per level: wgpu orders passes, so a level sees every level below it.
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(kernel.name),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &bind_group, &[(l * stride) as u32]);
+        pass.dispatch_workgroups(x, y, 1);
+    }
+    for (buf, read, size) in &reads {
+        enc.copy_buffer_to_buffer(buf, 0, read, 0, *size);
+    }
+    gpu.submit_and_wait(enc, "sweeping the bearoff levels")?;
+    let views: Vec<(&wgpu::Buffer, u64)> = reads.iter().map(|(_, r, s)| (r, *s)).collect();
+    gpu.read_words(&views)
+}
+
+fn f64s(words: &[u32]) -> Vec<f64> {
+    words
+        .chunks_exact(2)
+        .map(|w| f64::from_bits(u64::from(w[0]) | u64::from(w[1]) << 32))
+        .collect()
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct OneSidedParams {
+    points: u32,
+    max_checkers: u32,
+    terminal_below: u32,
+    first: u32,
+    count: u32,
+    groups_x: u32,
+    pad: [u32; 2],
+}
+
+/// Solves the one-sided Bellman equation on the GPU: the same policy as
+/// [`crate::one_sided::policy`] with the same `terminal_below`.
+pub fn solve_one_sided(
+    gpu: &Gpu,
+    space: &Space,
+    levels: &Levels,
+    terminal_below: u32,
+) -> Result<Policy, GpuError> {
+    let n = space.len() as u64;
+    let binomials: Vec<u32> = (0..34 * 34)
+        .map(|x| binomial(x / 34, x % 34).min(u64::from(u32::MAX)) as u32)
+        .collect();
+    let counts: Vec<u32> = levels.by_pips.iter().map(|l| l.len() as u32).collect();
+    let bind = |label, binding, data, read_back| Binding {
+        label,
+        binding,
+        data,
+        read_back,
+    };
+    let mut out = sweep(
+        gpu,
+        &KERNEL,
+        &counts,
+        1,
+        |l, groups_x| OneSidedParams {
+            points: space.points,
+            max_checkers: space.checkers,
+            terminal_below,
+            first: levels.starts[l] as u32,
+            count: counts[l],
+            groups_x,
+            pad: [0; 2],
+        },
+        &[
+            bind(
+                "binomials",
+                0,
+                Data::Init(bytemuck::cast_slice(&binomials)),
+                false,
+            ),
+            bind(
+                "levels",
+                2,
+                Data::Init(bytemuck::cast_slice(&levels.order)),
+                false,
+            ),
+            bind("values", 3, Data::Zeroed(8 * n), true),
+            bind("chains", 4, Data::Zeroed(8 * 18 * n), false),
+            bind("chain ends", 5, Data::Zeroed(4 * 18 * n), false),
+            bind("successors", 6, Data::Zeroed(4 * 21 * n), true),
+        ],
+    )?;
+    let succ = out.pop().expect("successors read back");
+    let value = f64s(&out.pop().expect("values read back"));
+    Ok(Policy { value, succ })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The kernel parses and validates with naga: no GPU needed.
+    #[test]
+    fn one_sided_kernel_validates_with_naga() {
+        KERNEL.validate().unwrap();
+    }
+    use crate::one_sided::policy;
+
+    fn f64_gpu(test: &str) -> Option<&'static Gpu> {
+        let gpu = rollsim_gpu::test_gpu(test)?;
+        if !gpu.f64 {
+            eprintln!("{test}: skipped, {} has no f64", gpu.adapter.name);
+            return None;
+        }
+        Some(gpu)
+    }
+
+    /// Same operations in the same order on IEEE f64: equal to the last bit on lavapipe. The
+    /// promise for any driver is 1e-12 and the same chosen plays.
+    fn assert_close(gpu: &[f64], cpu: &[f64], what: &str) {
+        let same = gpu
+            .iter()
+            .zip(cpu)
+            .filter(|(a, b)| a.to_bits() == b.to_bits())
+            .count();
+        eprintln!("{what}: {same} of {} values bit-identical", gpu.len());
+        for (a, b) in gpu.iter().zip(cpu) {
+            assert!(
+                (a - b).abs() <= 1e-12 * b.abs().max(1.0),
+                "{what}: {a} vs {b}"
+            );
+        }
+    }
+
+    #[test]
+    fn gpu_one_sided_sweep_equals_cpu_sweep() {
+        let Some(gpu) = f64_gpu("gpu_one_sided_sweep_equals_cpu_sweep") else {
+            return;
+        };
+        for (points, checkers, below) in [(6, 15, 1), (4, 15, 15), (4, 5, 1), (9, 3, 1)] {
+            let space = Space::new(points, checkers).unwrap();
+            let levels = Levels::new(&space);
+            let cpu = policy(&space, below);
+            let g = solve_one_sided(gpu, &space, &levels, below).unwrap();
+            let what = format!("{checkers}x{points} below {below}");
+            assert_eq!(g.succ, cpu.succ, "{what}");
+            assert_close(&g.value, &cpu.value, &what);
+        }
+    }
+}

@@ -1,0 +1,272 @@
+//! What a two-sided build needs, worked out before anything is allocated, against what the
+//! machine has.
+
+use std::path::Path;
+
+use super::columns::{CellKind, Moves, Window, sweep_bytes};
+use super::position::Space;
+use super::table::{Layout, Section};
+#[cfg(feature = "gpu")]
+use crate::columns::gpu::{Limits, device_layout};
+use rollsim_core::memory::memory_available;
+
+/// How values are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Precision {
+    /// f32, and for cubeful equities u16 where f32 does not fit in memory.
+    Auto,
+    Cell(CellKind),
+}
+
+/// Memory and disk of a two-sided build by columns.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Plan {
+    pub points: u32,
+    pub checkers: u32,
+    pub pairs: u64,
+    pub cubeless_cell: CellKind,
+    pub cubeful_cell: Option<CellKind>,
+    pub threads: usize,
+    /// Columns the window holds at once, of `positions`.
+    pub window_columns: u64,
+    pub positions: u64,
+    /// Peak bytes of memory: the window of the largest pass, the move tables, per-thread
+    /// scratch, and the process itself.
+    pub memory_bytes: u64,
+    pub window_bytes: u64,
+    /// Bytes of the table file (the rollsim format).
+    pub file_bytes: u64,
+    /// Bytes of disk the build needs: the table, plus a gnubg file converted from it.
+    pub disk_bytes: u64,
+    /// What the machine has (None where it cannot tell).
+    pub memory_available: Option<u64>,
+    pub disk_available: Option<u64>,
+    /// On the GPU: the adapter, the bytes the sweep takes on it and how its window is split,
+    /// or why it does not fit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<GpuPlan>,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct GpuPlan {
+    pub adapter: String,
+    pub device_bytes: u64,
+    pub window_bindings: u64,
+    pub binding_bytes: u64,
+    /// Why the sweep does not fit the adapter, if it does not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
+}
+
+/// The process, its libraries and allocator slack: measured at 20-30 MB RSS for small builds.
+const PROCESS_BYTES: u64 = 64 << 20;
+/// Room left for the system: never plan to the last byte of available memory.
+pub const HEADROOM_BYTES: u64 = 512 << 20;
+
+impl Plan {
+    /// The plan for a table over `space` (cubeful or not), built on `threads` threads into
+    /// `dir`; with `gnubg_bytes` of gnubg output converted from it.
+    pub fn new(
+        space: Space,
+        cubeful: bool,
+        precision: Precision,
+        threads: usize,
+        dir: &Path,
+        gnubg_bytes: Option<u64>,
+    ) -> Plan {
+        let n = space.len() as u64;
+        let window = Window::capacity_of(space);
+        let threads = threads as u64;
+        let available = memory_available();
+        // Peak bytes with these cells: the larger pass's sweep, the move tables, the process.
+        let memory = |cubeless: CellKind, cubeful: Option<CellKind>| {
+            let sweep = |k, cell| sweep_bytes(n, window, k, cell, threads);
+            let passes = sweep(1, cubeless).max(cubeful.map_or(0, |c| sweep(3, c)));
+            passes.saturating_add(Moves::estimate_bytes(space) + PROCESS_BYTES)
+        };
+        let (cubeless, cubeful_cell) = match precision {
+            Precision::Cell(c) => (c, cubeful.then_some(c)),
+            Precision::Auto => {
+                let fits = |c| fits(memory(CellKind::F32, Some(c)), available);
+                let c = if !cubeful || fits(CellKind::F32) {
+                    CellKind::F32
+                } else {
+                    CellKind::U16
+                };
+                (CellKind::F32, cubeful.then_some(c))
+            }
+        };
+        let layout = Layout {
+            space,
+            cubeless,
+            cubeful: cubeful_cell,
+        };
+        let window_bytes = layout
+            .sections()
+            .iter()
+            .map(|&s| window.saturating_mul(layout.section_bytes(s)))
+            .max()
+            .unwrap_or(0);
+        let memory_bytes = memory(cubeless, cubeful_cell);
+        let file_bytes = layout.file_bytes();
+        Plan {
+            points: space.points,
+            checkers: space.checkers,
+            pairs: n.saturating_mul(n),
+            cubeless_cell: cubeless,
+            cubeful_cell,
+            threads: threads as usize,
+            window_columns: window,
+            positions: n,
+            memory_bytes,
+            window_bytes,
+            file_bytes,
+            disk_bytes: file_bytes + gnubg_bytes.unwrap_or(0),
+            memory_available: available,
+            disk_available: disk_available(dir),
+            gpu: None,
+        }
+    }
+
+    /// The plan for the GPU's sweep (fixed32 cells) on an adapter with `limits`: the window
+    /// lives on the device, the host holds the move tables and one chunk's read-back.
+    #[cfg(feature = "gpu")]
+    pub fn for_gpu(
+        space: Space,
+        cubeful: bool,
+        adapter: &str,
+        limits: Limits,
+        dir: &Path,
+        gnubg_bytes: Option<u64>,
+    ) -> Plan {
+        let mut plan = Plan::new(
+            space,
+            cubeful,
+            Precision::Cell(CellKind::Fixed32),
+            1,
+            dir,
+            gnubg_bytes,
+        );
+        let sizes = space.level_sizes();
+        let widest = sizes.iter().copied().max().unwrap_or(1);
+        let words = Moves::estimate_gpu_words(space);
+        let n = plan.positions;
+        let k = if cubeful { 3 } else { 1 };
+        let layout = device_layout(n, plan.window_columns, widest, words, k, limits);
+        plan.memory_bytes = PROCESS_BYTES
+            + Moves::estimate_bytes(space)
+            + layout.as_ref().map_or(0, |l| l.host_bytes);
+        plan.gpu = Some(GpuPlan {
+            adapter: adapter.to_string(),
+            device_bytes: layout.as_ref().map_or(0, |l| l.device_bytes),
+            window_bindings: layout.as_ref().map_or(0, |l| l.bindings),
+            binding_bytes: limits.binding,
+            refused: layout.err(),
+        });
+        plan
+    }
+
+    pub fn layout(&self) -> Layout {
+        Layout {
+            space: Space::new(self.points, self.checkers).expect("a planned space"),
+            cubeless: self.cubeless_cell,
+            cubeful: self.cubeful_cell,
+        }
+    }
+
+    pub fn fits_memory(&self) -> bool {
+        fits(self.memory_bytes, self.memory_available)
+    }
+
+    pub fn fits_disk(&self, already_written: u64) -> bool {
+        self.disk_available
+            .is_none_or(|a| self.disk_bytes.saturating_sub(already_written) <= a)
+    }
+
+    /// Which sections run, each with its values per pair and cell.
+    pub fn passes(&self) -> Vec<(Section, CellKind)> {
+        let mut p = vec![(Section::Cubeless, self.cubeless_cell)];
+        if let Some(c) = self.cubeful_cell {
+            p.push((Section::Cubeful, c));
+        }
+        p
+    }
+}
+
+/// Whether `bytes` fit in `available` (unknown: yes) with the headroom left to the system.
+fn fits(bytes: u64, available: Option<u64>) -> bool {
+    available.is_none_or(|a| bytes.saturating_add(HEADROOM_BYTES) <= a)
+}
+
+/// Free bytes on the file system holding `dir` (or its nearest existing parent).
+pub fn disk_available(dir: &Path) -> Option<u64> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let mut d = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        while !d.exists() {
+            d = d.parent().filter(|p| !p.as_os_str().is_empty())?;
+        }
+        let path = std::ffi::CString::new(d.as_os_str().as_bytes()).ok()?;
+        // SAFETY: statvfs fills the struct we pass for a NUL-terminated path.
+        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+        if unsafe { libc::statvfs(path.as_ptr(), &mut st) } != 0 {
+            return None;
+        }
+        Some(st.f_bavail as u64 * st.f_frsize as u64)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rollsim_core::memory::human;
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(human(11_778_547_936), "11.8 GB");
+        assert_eq!(human(1_543_202_309_900_000_000), "1.5 EB");
+        assert_eq!(human(92_900_000_000_000), "92.9 TB");
+        assert_eq!(human(217_220), "217 kB");
+    }
+
+    #[test]
+    fn the_full_table_is_sized_without_allocating_it() {
+        // 15 checkers on 6 points: 2.9 G pairs; cubeless f32 needs the window of 35,798+
+        // columns of 54,264 values, about 7.8 GB.
+        let space = Space::new(6, 15).unwrap();
+        let p = Plan::new(
+            space,
+            true,
+            Precision::Cell(CellKind::F32),
+            2,
+            Path::new("."),
+            None,
+        );
+        assert_eq!(p.pairs, 2_944_581_696);
+        assert!(p.window_columns >= 35_798);
+        let cubeless_window = p.window_columns * 54_264 * 4;
+        assert!(p.window_bytes == 3 * cubeless_window);
+        assert!(p.memory_bytes > p.window_bytes && p.memory_bytes < p.window_bytes + (1 << 30));
+        // Cubeless plus three equities, f32: 47 GB on disk, as Sconyers' table.
+        assert_eq!(p.file_bytes, 4096 + 54_264 * 54_264 * 16 + 54_264 * 2 * 4);
+        let small = Plan::new(
+            space,
+            true,
+            Precision::Cell(CellKind::U16),
+            2,
+            Path::new("."),
+            None,
+        );
+        assert_eq!(small.window_bytes, cubeless_window / 2 * 3);
+    }
+}

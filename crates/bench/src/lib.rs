@@ -1,0 +1,325 @@
+//! Throughput workloads, shared by `rollsim bench` and `benches/`.
+
+use rollsim_core::text;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use rollsim_2048::Game;
+pub use rollsim_2048::rollout::sample_roots;
+use rollsim_2048::rollout::{RolloutEngine, Root};
+
+/// One measured figure.
+#[derive(Clone, Debug, Serialize)]
+pub struct Measurement {
+    pub workload: String,
+    pub backend: String,
+    /// CPU threads, or the adapter's name for GPU figures.
+    pub on: String,
+    pub figure: f64,
+    pub unit: String,
+    /// Secondary figures of the same run, e.g. moves/s next to rollouts/s.
+    pub extra: Vec<(String, f64)>,
+    pub seconds: f64,
+}
+
+/// Plays random games `first..first + count` to the end, one after another: `(games, moves)`.
+pub fn random_games(seed: u64, first: u32, count: u32) -> (u64, u64) {
+    let moves = (first..first + count)
+        .map(|i| {
+            let mut g = Game::new(seed, i);
+            g.play_random_to_end();
+            u64::from(g.moves)
+        })
+        .sum();
+    (u64::from(count), moves)
+}
+
+/// Random playouts for at least `min_seconds` on `threads` threads (1: this thread alone).
+pub fn random_playouts(threads: usize, min_seconds: f64) -> anyhow::Result<Measurement> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    let block = 1024u32;
+    let start = Instant::now();
+    let (mut games, mut moves, mut next) = (0u64, 0u64, 0u32);
+    while start.elapsed().as_secs_f64() < min_seconds {
+        let round = threads as u32 * 4;
+        let (g, m) = pool.install(|| {
+            (0..round)
+                .into_par_iter()
+                .map(|b| random_games(1, next + b * block, block))
+                .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+        });
+        games += g;
+        moves += m;
+        next += round * block;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    Ok(Measurement {
+        workload: if threads == 1 {
+            "2048 random playouts, 1 thread".into()
+        } else {
+            "2048 random playouts, all threads".into()
+        },
+        backend: "cpu".into(),
+        on: text::count(threads as u64, "thread"),
+        figure: moves as f64 / secs,
+        unit: "moves/s".into(),
+        extra: vec![("games/s".into(), games as f64 / secs)],
+        seconds: secs,
+    })
+}
+
+/// Rollouts on `engine` over `roots` with `n` each, repeated for at least `min_seconds`.
+pub fn rollouts(
+    engine: &mut dyn RolloutEngine,
+    roots: &[Root],
+    n: u32,
+    min_seconds: f64,
+) -> anyhow::Result<Measurement> {
+    let start = Instant::now();
+    let (mut rollouts, mut moves, mut seed) = (0u64, 0u64, 0u64);
+    while start.elapsed().as_secs_f64() < min_seconds {
+        let sums = engine.evaluate(seed, roots, n)?;
+        rollouts += sums.iter().map(|s| u64::from(s.rollouts)).sum::<u64>();
+        moves += sums.iter().map(|s| s.moves).sum::<u64>();
+        seed += 1;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    Ok(Measurement {
+        workload: format!("2048 mc rollouts ({} roots x {n})", roots.len()),
+        backend: engine.backend().into(),
+        on: engine
+            .adapter()
+            .unwrap_or_else(|| text::count(rayon::current_num_threads() as u64, "thread")),
+        figure: rollouts as f64 / secs,
+        unit: "rollouts/s".into(),
+        extra: vec![("moves/s".into(), moves as f64 / secs)],
+        seconds: secs,
+    })
+}
+
+/// Builds a one-sided (with gammon distributions, as gnubg's makebearoff does) or two-sided
+/// bearoff table on CPU threads or with the GPU sweep, again and again while the builds so far
+/// took under `budget` seconds (at most [`MAX_BUILDS`] times): the median build time and
+/// positions (or pairs) per second. A table that takes longer than the budget is built once.
+pub fn bearoff_build(
+    points: u32,
+    checkers: u32,
+    two_sided: bool,
+    gpu: Option<&rollsim_gpu::Gpu>,
+    budget: f64,
+) -> anyhow::Result<Measurement> {
+    use rollsim_bearoff::columns::gpu;
+    use rollsim_bearoff::columns::{Cubeless, solve_in_memory};
+    use rollsim_bearoff::one_sided::gpu::solve_one_sided;
+    use rollsim_bearoff::{OneSided, Space};
+    let space = Space::new(points, checkers)?;
+    let build = || -> anyhow::Result<usize> {
+        Ok(match (two_sided, gpu) {
+            (true, None) => solve_in_memory::<1, Cubeless, f32>(space).len(),
+            (true, Some(g)) => gpu::solve_in_memory::<1, Cubeless>(g, space)?.len(),
+            (false, None) => OneSided::build(space, true).mean.len(),
+            (false, Some(g)) => {
+                OneSided::build_with(space, true, &|_| {}, &mut |s, levels, below| {
+                    Ok(solve_one_sided(g, s, levels, below)?)
+                })?
+                .mean
+                .len()
+            }
+        })
+    };
+    let mut times = Vec::new();
+    let mut positions = 0;
+    while times.is_empty() || (times.iter().sum::<f64>() < budget && times.len() < MAX_BUILDS) {
+        let start = Instant::now();
+        positions = build()?;
+        times.push(start.elapsed().as_secs_f64());
+    }
+    let total = times.iter().sum();
+    times.sort_by(f64::total_cmp);
+    let secs = times[times.len() / 2];
+    let kind = if two_sided { "two-sided" } else { "one-sided" };
+    let mut extra = vec![(
+        if two_sided { "pairs/s" } else { "positions/s" }.into(),
+        positions as f64 / secs,
+    )];
+    if times.len() > 1 {
+        extra.push(("builds (median taken)".into(), times.len() as f64));
+    }
+    Ok(Measurement {
+        workload: format!("bearoff {kind} {checkers}x{points} build"),
+        backend: if gpu.is_some() { "gpu" } else { "cpu" }.into(),
+        on: match gpu {
+            Some(g) => g.adapter.name.clone(),
+            None => text::count(rayon::current_num_threads() as u64, "thread"),
+        },
+        figure: secs,
+        unit: "s".into(),
+        extra,
+        seconds: total,
+    })
+}
+
+/// The most builds [`bearoff_build`] times: a median of 15 is steady to a few percent on a
+/// shared 2-core machine where single builds of 15x6 range from 45 to 95 ms.
+pub const MAX_BUILDS: usize = 15;
+
+/// Boards to value in the lookup benchmark: positions reached by random play.
+pub fn sample_boards(count: usize) -> Vec<rollsim_2048::Board> {
+    let roots = sample_roots(count.min(4096));
+    (0..count).map(|i| roots[i % roots.len()].board()).collect()
+}
+
+/// N-tuple value lookups on CPU threads: boards valued per second (each 32 weight lookups for
+/// the standard network), repeated for at least `min_seconds`.
+pub fn ntuple_lookups_cpu(
+    net: &rollsim_2048::ntuple::Network,
+    boards: &[rollsim_2048::Board],
+    min_seconds: f64,
+) -> Measurement {
+    let start = Instant::now();
+    let mut done = 0u64;
+    let mut sink = 0f32;
+    while start.elapsed().as_secs_f64() < min_seconds {
+        sink += boards.par_iter().map(|&b| net.value(b)).sum::<f32>();
+        done += boards.len() as u64;
+    }
+    std::hint::black_box(sink);
+    let secs = start.elapsed().as_secs_f64();
+    Measurement {
+        workload: format!("2048 ntuple lookups ({} features)", net.features()),
+        backend: "cpu".into(),
+        on: text::count(rayon::current_num_threads() as u64, "thread"),
+        figure: done as f64 / secs,
+        unit: "boards/s".into(),
+        extra: vec![],
+        seconds: secs,
+    }
+}
+
+/// The same on the GPU, end to end (upload, dispatch, readback).
+pub fn ntuple_lookups_gpu(
+    gpu: &'static rollsim_gpu::Gpu,
+    net: &rollsim_2048::ntuple::Network,
+    boards: &[rollsim_2048::Board],
+    min_seconds: f64,
+) -> anyhow::Result<Measurement> {
+    let mut g = rollsim_2048::ntuple::gpu::GpuNetwork::new(gpu, net)?;
+    g.values(&boards[..boards.len().min(64)])?;
+    let start = Instant::now();
+    let mut done = 0u64;
+    while start.elapsed().as_secs_f64() < min_seconds {
+        std::hint::black_box(g.values(boards)?);
+        done += boards.len() as u64;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    Ok(Measurement {
+        workload: format!("2048 ntuple lookups ({} features)", net.features()),
+        backend: "gpu".into(),
+        on: gpu.adapter.name.clone(),
+        figure: done as f64 / secs,
+        unit: "boards/s".into(),
+        extra: vec![],
+        seconds: secs,
+    })
+}
+
+/// TD(0) training of the standard network on all threads for `games` games: moves per second.
+pub fn ntuple_training(games: u64) -> anyhow::Result<Measurement> {
+    use rollsim_2048::ntuple::{Network, standard_tuples};
+    use rollsim_2048::train::{TrainConfig, train};
+    let mut net = Network::new(standard_tuples())?;
+    let config = TrainConfig {
+        games,
+        seed: 1,
+        threads: rayon::current_num_threads(),
+        block: games,
+        ..TrainConfig::default()
+    };
+    let s = train(&mut net, &config, &|_| {}, &mut |_, _| Ok(()))?;
+    Ok(Measurement {
+        workload: format!("2048 ntuple training (first {games} games)"),
+        backend: "cpu".into(),
+        on: text::count(config.threads as u64, "thread"),
+        figure: s.moves_per_s,
+        unit: "moves/s".into(),
+        extra: vec![],
+        seconds: s.seconds,
+    })
+}
+
+/// The 15-puzzle solve loop on random boards for at least `min_seconds`: boards per second.
+pub fn puzzle_solve_loop(min_seconds: f64) -> Measurement {
+    use rollsim_puzzle::generate::random_board;
+    use rollsim_puzzle::solve_loop::{LoopSolver, Plan};
+    let solver = LoopSolver::get(Plan::Lookahead);
+    let start = Instant::now();
+    let (mut boards, mut moves) = (0u64, 0u64);
+    while start.elapsed().as_secs_f64() < min_seconds {
+        let first = boards as u32;
+        moves += (first..first + 4096)
+            .into_par_iter()
+            .map(|i| solver.solve(&random_board(1, i, 4)).moves.len() as u64)
+            .sum::<u64>();
+        boards += 4096;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    Measurement {
+        workload: "15-puzzle solve loop".into(),
+        backend: "cpu".into(),
+        on: text::count(rayon::current_num_threads() as u64, "thread"),
+        figure: boards as f64 / secs,
+        unit: "boards/s".into(),
+        extra: vec![("moves per board".into(), moves as f64 / boards as f64)],
+        seconds: secs,
+    }
+}
+
+/// Optimal 15-puzzle solves (IDA* with pattern databases `partition`, cached in the default
+/// directory) of `count` random boards: boards per second, after loading or building the
+/// databases.
+pub fn puzzle_optimal(
+    partition: rollsim_puzzle::pdb::Partition,
+    count: u32,
+) -> anyhow::Result<Measurement> {
+    use rollsim_puzzle::generate::random_board;
+    use rollsim_puzzle::ida::{PdbHeuristic, solve};
+    use rollsim_puzzle::pdb::{Silent, default_dir, load_or_build};
+    let dir = default_dir();
+    let dbs = partition
+        .patterns()
+        .iter()
+        .map(|tiles| load_or_build(dir.as_deref(), 4, tiles, &Silent).0)
+        .collect();
+    let heur = PdbHeuristic::new(dbs);
+    let start = Instant::now();
+    let moves: u64 = (0..count)
+        .into_par_iter()
+        .map(|i| solve(&heur, &random_board(2, i, 4)).moves.len() as u64)
+        .sum();
+    let secs = start.elapsed().as_secs_f64();
+    Ok(Measurement {
+        workload: format!("15-puzzle optimal ({} databases)", partition.name()),
+        backend: "cpu".into(),
+        on: text::count(rayon::current_num_threads() as u64, "thread"),
+        figure: f64::from(count) / secs,
+        unit: "boards/s".into(),
+        extra: vec![("moves per board".into(), moves as f64 / f64::from(count))],
+        seconds: secs,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sample_roots_are_distinct_positions_after_a_move() {
+        let roots = sample_roots(50);
+        assert_eq!(roots.len(), 50);
+        assert!(roots.iter().all(|r| r.board().count_empty() > 0));
+    }
+}

@@ -1,0 +1,1182 @@
+//! `rollsim bearoff …`: build and query bearoff databases.
+
+use rollsim_core::text::count;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use clap::{Args as ClapArgs, Subcommand, ValueEnum};
+use serde::Serialize;
+
+use super::{ComputeArgs, input_error, print_json, progress_bar};
+use rollsim_bearoff::build::{
+    Options, build_one_sided_gnubg, build_two_sided as build_two_sided_columns,
+};
+use rollsim_bearoff::columns::CellKind;
+use rollsim_bearoff::format::{
+    self, GNUBG_ENTRIES, GnubgOneSided, Table, read_gnubg_one_sided, read_gnubg_two_sided,
+    read_rollsim, write_gnubg_one_sided, write_rollsim,
+};
+use rollsim_bearoff::one_sided::gpu::solve_one_sided;
+use rollsim_bearoff::one_sided::{
+    Fixed31, PIPS_PER_ROLL, has_first_off, mean_sd, race_win_probability, sweep_bytes,
+};
+use rollsim_bearoff::plan::{HEADROOM_BYTES, Plan, Precision};
+use rollsim_bearoff::table::{Equities, Progress, Table as TwoSidedTable, is_table, partial_path};
+use rollsim_bearoff::{OneSided, Space};
+use rollsim_core::files::{parent_dir, write_atomically};
+use rollsim_core::memory::{human, memory_available};
+use rollsim_gpu::{Backend, Gpu, GpuError};
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Build a one-sided (default) or two-sided bearoff database.
+    Build(BuildArgs),
+    /// Look positions up in a database (rollsim's or gnubg's format).
+    Query(QueryArgs),
+    /// Check every checksum of a database.
+    Verify(VerifyArgs),
+    /// Compare every value of two two-sided tables over the same space (e.g. two precisions).
+    Compare(CompareArgs),
+    /// Cut the table of fewer checkers out of a two-sided table (the block gnubg's order puts
+    /// first), e.g. gnubg's 6x6 `gnubg_ts0.bd` out of the 15x15 table.
+    Extract(ExtractArgs),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// rollsim's own format: exact f64 values, header, checksum.
+    Rollsim,
+    /// GNU Backgammon's .bd format (uint16 fixed point).
+    Gnubg,
+}
+
+#[derive(ClapArgs, Debug)]
+pub struct BuildArgs {
+    /// Points per side (1 to 18; gnubg's standard table has 6).
+    #[arg(long, default_value_t = 6)]
+    points: u32,
+    /// Checkers per side (1 to 15).
+    #[arg(long, default_value_t = 15)]
+    checkers: u32,
+    /// The two-sided table (exact cubeless winning chances for every pair of positions).
+    #[arg(long)]
+    two_sided: bool,
+    /// Two-sided: also the cubeful money equities (owned, centred, opponent owns) that gnubg
+    /// stores; computed on CPU threads.
+    #[arg(long)]
+    cubeful: bool,
+    /// How values are stored in memory and in rollsim's file. Two-sided, auto: f32, and u16
+    /// for cubeful equities that do not fit in memory as f32. One-sided (auto, f64 or
+    /// fixed32), auto: exact f64 for rollsim's format, fixed32 for gnubg's 16 bits.
+    #[arg(long, value_enum, default_value_t = PrecisionArg::Auto)]
+    precision: PrecisionArg,
+    /// Print what the build needs (memory, disk) against what the machine has, and stop;
+    /// exit 2 if it does not fit.
+    #[arg(long)]
+    dry_run: bool,
+    /// Two-sided: make the build durable and resumable at least this often (seconds). A
+    /// build killed part-way resumes from its last checkpoint when run again. Default: 60.
+    #[arg(long)]
+    checkpoint_secs: Option<u64>,
+    /// Two-sided: ignore the checkpoint of an earlier, unfinished build of --out.
+    #[arg(long)]
+    fresh: bool,
+    /// Leave out the distributions of rolls until the first checker is off (one-sided, 15
+    /// checkers; included by default, as gnubg's makebearoff does).
+    #[arg(long)]
+    no_gammon: bool,
+    /// File format of --out.
+    #[arg(long, value_enum, default_value_t = Format::Rollsim)]
+    format: Format,
+    /// gnubg one-sided only: write the uncompressed layout instead of the compressed one.
+    #[arg(long)]
+    uncompressed: bool,
+    /// Output file (written to a temporary file, then renamed).
+    #[arg(long)]
+    out: PathBuf,
+    #[command(flatten)]
+    compute: ComputeArgs,
+    /// Print the build report as one JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PrecisionArg {
+    Auto,
+    F64,
+    F32,
+    /// 32-bit fixed point (2^-29): exact integer arithmetic, the same bits on CPU and GPU.
+    Fixed32,
+    U16,
+}
+
+impl PrecisionArg {
+    fn precision(self) -> Precision {
+        match self {
+            PrecisionArg::Auto => Precision::Auto,
+            PrecisionArg::F64 => Precision::Cell(CellKind::F64),
+            PrecisionArg::F32 => Precision::Cell(CellKind::F32),
+            PrecisionArg::U16 => Precision::Cell(CellKind::U16),
+            PrecisionArg::Fixed32 => Precision::Cell(CellKind::Fixed32),
+        }
+    }
+}
+
+#[derive(ClapArgs, Debug)]
+pub struct VerifyArgs {
+    /// The database file.
+    file: PathBuf,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(ClapArgs, Debug)]
+pub struct CompareArgs {
+    /// Two two-sided tables in rollsim's format.
+    #[arg(num_args = 2, required = true)]
+    files: Vec<PathBuf>,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(ClapArgs, Debug)]
+pub struct ExtractArgs {
+    /// A two-sided table in rollsim's format.
+    file: PathBuf,
+    /// Checkers per side of the sub-table: the positions with at most this many checkers.
+    #[arg(long)]
+    checkers: u32,
+    /// File format of --out.
+    #[arg(long, value_enum, default_value_t = Format::Rollsim)]
+    format: Format,
+    /// Output file (written to a temporary file, then renamed).
+    #[arg(long)]
+    out: PathBuf,
+}
+
+#[derive(ClapArgs, Debug)]
+pub struct QueryArgs {
+    /// The database file.
+    file: PathBuf,
+    /// One position (its distribution), or two (the side on roll first: its winning chance).
+    /// Checker counts from the 1-point up, e.g. 3,2,0,0,0,1.
+    #[arg(num_args = 1..=2, required = true)]
+    positions: Vec<String>,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(c: Command) -> anyhow::Result<()> {
+    match c {
+        Command::Build(a) => build(a),
+        Command::Query(a) => query(a),
+        Command::Verify(a) => verify(a),
+        Command::Extract(a) => extract(a),
+        Command::Compare(a) => compare(a),
+    }
+}
+
+#[derive(Serialize)]
+struct BuildReport {
+    kind: &'static str,
+    points: u32,
+    checkers: u32,
+    positions: u64,
+    gammon: bool,
+    format: &'static str,
+    out: String,
+    bytes: u64,
+    backend: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    adapter: Option<String>,
+    seconds: f64,
+    positions_per_s: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    plan: Option<Plan>,
+    /// Pairs already done by an earlier, killed build of the same table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resumed_pairs: Option<u64>,
+}
+
+impl BuildReport {
+    /// The report of a build of `positions` (or pairs) written to `out`.
+    fn new(
+        kind: &'static str,
+        space: Space,
+        positions: u64,
+        format: Format,
+        out: &Path,
+        gpu: Option<&Gpu>,
+        seconds: f64,
+    ) -> BuildReport {
+        BuildReport {
+            kind,
+            points: space.points,
+            checkers: space.checkers,
+            positions,
+            gammon: false,
+            format: format_name(format),
+            out: out.display().to_string(),
+            bytes: std::fs::metadata(out).map(|m| m.len()).unwrap_or(0),
+            backend: if gpu.is_some() { "gpu" } else { "cpu" },
+            adapter: gpu.map(|g| g.adapter.name.clone()),
+            seconds,
+            positions_per_s: positions as f64 / seconds.max(1e-9),
+            plan: None,
+            resumed_pairs: None,
+        }
+    }
+
+    fn print(&self, json: bool) -> anyhow::Result<()> {
+        if json {
+            return print_json(self);
+        }
+        let on = match &self.adapter {
+            Some(name) => format!("the GPU ({name}) and CPU threads"),
+            None => format!("{} CPU threads", rayon::current_num_threads()),
+        };
+        outln!(
+            "{} table, {} checkers on {} points: {} {} in {:.3} s ({:.0}/s) on {on}",
+            self.kind,
+            self.checkers,
+            self.points,
+            self.positions,
+            if self.kind == "two-sided" {
+                "pairs"
+            } else {
+                "positions"
+            },
+            self.seconds,
+            self.positions_per_s,
+        );
+        if let Some(done) = self.resumed_pairs {
+            outln!("resumed with {done} pairs done by an earlier build");
+        }
+        outln!(
+            "wrote {} ({} bytes, {} format)",
+            self.out,
+            self.bytes,
+            self.format
+        );
+        Ok(())
+    }
+}
+
+fn format_name(f: Format) -> &'static str {
+    match f {
+        Format::Rollsim => "rollsim",
+        Format::Gnubg => "gnubg",
+    }
+}
+
+fn build(a: BuildArgs) -> anyhow::Result<()> {
+    let space = Space::new(a.points, a.checkers).map_err(input_error)?;
+    rollsim_core::files::check_output(&a.out)?;
+    if a.uncompressed && (a.two_sided || a.format != Format::Gnubg) {
+        return Err(input_error(
+            "--uncompressed applies to gnubg one-sided files only",
+        ));
+    }
+    let two_sided_flags = [
+        (a.cubeful, "--cubeful"),
+        (a.fresh, "--fresh"),
+        (a.checkpoint_secs.is_some(), "--checkpoint-secs"),
+    ];
+    for (given, flag) in two_sided_flags {
+        if given && !a.two_sided {
+            return Err(input_error(format!(
+                "{flag} applies to two-sided tables only"
+            )));
+        }
+    }
+    if a.no_gammon && a.two_sided {
+        return Err(input_error(
+            "--no-gammon applies to one-sided tables only (two-sided tables hold no gammons)",
+        ));
+    }
+    a.compute.init_threads()?;
+    if a.two_sided {
+        build_two_sided(a, space)
+    } else {
+        build_one_sided(a, space)
+    }
+}
+
+fn build_one_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
+    let gammon = has_first_off(&space, !a.no_gammon);
+    let n = space.len() as u64;
+    // rollsim's format stores exact f64 distributions; gnubg's 16 bits need no more than
+    // fixed32 (see `Fixed31`), which takes 40% of the memory on 15x10.
+    let exact = match (a.precision, a.format) {
+        (PrecisionArg::F64, _) | (PrecisionArg::Auto, Format::Rollsim) => true,
+        (PrecisionArg::Auto | PrecisionArg::Fixed32, Format::Gnubg) => false,
+        (PrecisionArg::Fixed32, Format::Rollsim) => {
+            return Err(input_error(
+                "rollsim's format stores exact f64 distributions: --precision fixed32 applies \
+                 to one-sided tables in --format gnubg",
+            ));
+        }
+        (p, _) => {
+            return Err(input_error(format!(
+                "--precision {}: one-sided tables take auto, f64 or fixed32",
+                p.to_possible_value()
+                    .map_or("?".into(), |v| v.get_name().to_string())
+            )));
+        }
+    };
+    // The one-sided sweep is a few million positions bound by memory latency, and the GPU's
+    // needs f64 (1/32 to 1/64 speed on consumer GPUs, none on Metal): `auto` takes CPU threads
+    // without loading a GPU driver (on this machine the probe alone costs more than the
+    // 15x6 table), and `gpu` asks for it.
+    let gpu = match a.compute.backend() {
+        Backend::Gpu => f64_gpu(Backend::Gpu)?,
+        _ => None,
+    };
+    let streamed = a.format == Format::Gnubg && gpu.is_none();
+    let need = one_sided_bytes(space, gammon, streamed, exact, !a.uncompressed);
+    let available = memory_available();
+    if a.dry_run {
+        outln!(
+            "one-sided table, {} checkers on {} points: {n} positions, about {} of memory{}",
+            space.checkers,
+            space.points,
+            human(need),
+            available.map_or(String::new(), |m| format!(" ({} available)", human(m)))
+        );
+    }
+    if let Some(m) = available.filter(|&m| need > m) {
+        return Err(input_error(format!(
+            "the one-sided table of {} checkers on {} points ({n} positions) needs about {} of \
+             memory, but {} is available; use fewer points or checkers{}",
+            space.checkers,
+            space.points,
+            human(need),
+            human(m),
+            if exact && a.format == Format::Gnubg {
+                ", or --precision fixed32"
+            } else {
+                ""
+            }
+        )));
+    }
+    if a.dry_run {
+        return Ok(());
+    }
+    let start = Instant::now();
+    let quiet = a.quiet || a.json;
+    let passes = if gammon { 2 } else { 1 };
+    let bar = progress_bar(passes * n, "positions", quiet);
+    let progress = |k| bar.inc(k);
+    if streamed {
+        let dir = parent_dir(&a.out).to_path_buf();
+        write_atomically(&a.out, |w| {
+            let compressed = !a.uncompressed;
+            match exact {
+                true => build_one_sided_gnubg::<f64>(space, gammon, compressed, w, &dir, &progress),
+                false => {
+                    build_one_sided_gnubg::<Fixed31>(space, gammon, compressed, w, &dir, &progress)
+                }
+            }
+        })
+        .with_context(|| format!("writing {}", a.out.display()))?;
+    } else {
+        let t = match gpu {
+            Some(g) => OneSided::build_with(space, gammon, &progress, &mut |s, levels, below| {
+                Ok(solve_one_sided(g, s, levels, below)?)
+            })?,
+            None => OneSided::build_cpu(space, gammon, &progress),
+        };
+        let table = Table::One(t);
+        write_atomically(&a.out, |w| match (&table, a.format) {
+            (Table::One(t), Format::Gnubg) => write_gnubg_one_sided(t, !a.uncompressed, gammon, w),
+            (t, _) => write_rollsim(t, w),
+        })
+        .with_context(|| format!("writing {}", a.out.display()))?;
+    }
+    bar.finish_and_clear();
+    let seconds = start.elapsed().as_secs_f64();
+    BuildReport {
+        gammon,
+        ..BuildReport::new("one-sided", space, n, a.format, &a.out, gpu, seconds)
+    }
+    .print(a.json)
+}
+
+/// Estimated peak bytes of a one-sided build, before it allocates. Streamed into gnubg's
+/// format: the sweep's rings (`sweep_bytes`) and the plain layout's records, or afterwards the
+/// compressed layout's index. Otherwise the whole table, both passes at once: per position its
+/// mean, its distribution as the sweep collects it and then in full rows, besides the rings.
+/// Stored entries per position are measured on 15 checkers (6, 8, 10 points: f64 12.8, 16.8,
+/// 21.2; fixed32 10.2, 12.2, 14.4; first checker off 1.2 to 1.6, at most 11, 16, 21 rolls),
+/// rounded up into rules of the points; fewer checkers take fewer. Checked against peak RSS
+/// in `results/bearoff-vs-makebearoff.*`.
+fn one_sided_bytes(
+    space: Space,
+    gammon: bool,
+    streamed: bool,
+    exact: bool,
+    compressed: bool,
+) -> u64 {
+    let n = space.len() as u64;
+    let p = u64::from(space.points);
+    let (width, bytes) = if exact {
+        (22 * p / 10 + 1, 8)
+    } else {
+        (11 * p / 10 + 5, 4)
+    };
+    let passes = 1 + u64::from(gammon);
+    let process = 16 << 20;
+    if streamed {
+        let sweep = sweep_bytes(space, bytes, width.min(GNUBG_ENTRIES as u64));
+        if compressed {
+            return sweep.max(n * (4 + 2 * passes)) + process;
+        }
+        return sweep + n * 64 * passes + process;
+    }
+    let pass = |width: u64, len: u64| {
+        sweep_bytes(space, 8, width) + n * (8 + 1 + 16 + 8 * width + 8 * len)
+    };
+    pass(width, 5 * p + 3) + if gammon { pass(2, 3 * p) } else { 0 } + process
+}
+
+/// The process's GPU for `backend`, when it has the f64 arithmetic the exact sweeps need:
+/// `auto` falls back to CPU threads without it, `gpu` is refused.
+fn f64_gpu(backend: Backend) -> anyhow::Result<Option<&'static Gpu>> {
+    Ok(match Gpu::for_backend(backend)? {
+        Some(g) if g.f64 => Some(g),
+        Some(g) if backend == Backend::Gpu => {
+            return Err(GpuError::Unsupported(format!(
+                "{} has no f64 shader arithmetic (SHADER_F64), which the exact bearoff sweep needs",
+                g.adapter.name
+            ))
+            .into());
+        }
+        _ => None,
+    })
+}
+
+fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
+    let n = space.len() as u64;
+    let values = if a.cubeful { 4 } else { 1 };
+    let gnubg_bytes = (a.format == Format::Gnubg).then_some(40 + 2 * values * n * n);
+    if let Some(b) = gnubg_bytes.filter(|&b| b > u64::from(u32::MAX)) {
+        return Err(input_error(format!(
+            "gnubg's two-sided format cannot hold {} checkers on {} points: the file would be {} \
+             bytes, and gnubg's reader computes offsets in 32 bits (at most 4 GiB); build \
+             rollsim's format and cut a smaller table from it with `rollsim bearoff extract \
+             --checkers C --format gnubg`",
+            space.checkers, space.points, b
+        )));
+    }
+    let threads = rayon::current_num_threads();
+    let dir = parent_dir(&a.out);
+    // auto: a real GPU when there is one; the GPU's sweep stores fixed32 values.
+    // `gpu` insists; `auto` takes a real GPU where the table fits it, else CPU threads.
+    let explicit = a.compute.backend() == Backend::Gpu;
+    let (mut gpu, mut gpu_plan) = (None, None);
+    if let Some(g) = Gpu::for_backend(a.compute.backend())? {
+        if !matches!(a.precision, PrecisionArg::Auto | PrecisionArg::Fixed32) {
+            if explicit {
+                return Err(input_error(format!(
+                    "--precision {}: the GPU sweep stores fixed32 values (use --precision \
+                     fixed32 or auto, or --backend cpu)",
+                    a.precision
+                        .to_possible_value()
+                        .map_or(String::new(), |v| v.get_name().to_string())
+                )));
+            }
+        } else {
+            let limits = rollsim_bearoff::columns::gpu::Limits::of(g);
+            let plan = Plan::for_gpu(space, a.cubeful, &g.adapter.name, limits, dir, gnubg_bytes);
+            match plan.gpu.as_ref().and_then(|p| p.refused.clone()) {
+                Some(why) if explicit => {
+                    if a.dry_run {
+                        print_plan(&plan, a.json)?;
+                    }
+                    return Err(input_error(format!(
+                        "the two-sided table does not fit the GPU's bindings: {why}; use \
+                         --backend cpu"
+                    )));
+                }
+                Some(why) if !(a.quiet || a.json) => eprintln!(
+                    "rollsim: the table does not fit {} ({why}); building on CPU threads",
+                    g.adapter.name
+                ),
+                Some(_) => {}
+                None => (gpu, gpu_plan) = (Some(g), Some(plan)),
+            }
+        }
+    }
+    let plan = match gpu_plan {
+        Some(p) => p,
+        None => Plan::new(
+            space,
+            a.cubeful,
+            a.precision.precision(),
+            threads,
+            dir,
+            gnubg_bytes,
+        ),
+    };
+    let precision = a.precision.precision();
+    let table_path = match a.format {
+        Format::Rollsim => a.out.clone(),
+        Format::Gnubg => dir.join(format!(
+            ".{}.rollsim",
+            a.out
+                .file_name()
+                .map_or("out".into(), |f| f.to_string_lossy())
+        )),
+    };
+    let partial_bytes = partial_allocated(&table_path);
+    if a.dry_run {
+        print_plan(&plan, a.json)?;
+    }
+    if !plan.fits_memory() {
+        return Err(input_error(memory_refusal(
+            &plan, a.cubeful, precision, dir,
+        )));
+    }
+    if !plan.fits_disk(partial_bytes) {
+        return Err(input_error(format!(
+            "the table needs {} of disk in {}, but {} is free",
+            human(plan.disk_bytes.saturating_sub(partial_bytes)),
+            dir.display(),
+            human(plan.disk_available.unwrap_or(0))
+        )));
+    }
+    if a.dry_run {
+        return Ok(());
+    }
+    let quiet = a.quiet || a.json;
+    let passes = 1 + u64::from(a.cubeful);
+    let bar = progress_bar(passes * n * n, "pairs", quiet);
+    let start = Instant::now();
+    let mut resumed_pairs = None;
+    {
+        let progress = |k| bar.inc(k);
+        let mut resumed = |p: Progress, done: u64| {
+            resumed_pairs = Some(done);
+            if !quiet {
+                eprintln!(
+                    "resuming {} from its checkpoint: {done} pairs done ({:?} pass, {} levels)",
+                    table_path.display(),
+                    p.section,
+                    p.levels_done
+                );
+            }
+        };
+        build_two_sided_columns(
+            &table_path,
+            &plan,
+            gpu,
+            Options {
+                checkpoint_every: Duration::from_secs(a.checkpoint_secs.unwrap_or(60)),
+                fresh: a.fresh,
+                durable: a.format == Format::Rollsim,
+                progress: &progress,
+                resumed: &mut resumed,
+            },
+        )
+        .with_context(|| format!("building {}", table_path.display()))?;
+    }
+    bar.finish_and_clear();
+    if a.format == Format::Gnubg {
+        let table = TwoSidedTable::open(&table_path)
+            .with_context(|| format!("reading back {}", table_path.display()))?;
+        write_atomically(&a.out, |w| table.write_gnubg(space.checkers, w))
+            .with_context(|| format!("writing {}", a.out.display()))?;
+        drop(table);
+        std::fs::remove_file(&table_path)?;
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    BuildReport {
+        plan: Some(plan),
+        resumed_pairs,
+        ..BuildReport::new("two-sided", space, n * n, a.format, &a.out, gpu, seconds)
+    }
+    .print(a.json)
+}
+
+/// Bytes of disk an unfinished build of `table` already holds.
+fn partial_allocated(table: &Path) -> u64 {
+    let Ok(partial) = partial_path(table) else {
+        return 0;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(partial).map_or(0, |m| 512 * m.blocks())
+    }
+    #[cfg(not(unix))]
+    {
+        std::fs::metadata(partial).map_or(0, |m| m.len())
+    }
+}
+
+fn print_plan(plan: &Plan, json: bool) -> anyhow::Result<()> {
+    if json {
+        return print_json(plan);
+    }
+    let fits = |ok: bool| if ok { "fits" } else { "does not fit" };
+    outln!(
+        "two-sided table, {} checkers on {} points: {} pairs, cubeless {}{}",
+        plan.checkers,
+        plan.points,
+        plan.pairs,
+        plan.cubeless_cell.name(),
+        plan.cubeful_cell
+            .map_or(String::new(), |c| format!(", cubeful {}", c.name()))
+    );
+    match &plan.gpu {
+        Some(g) => {
+            match &g.refused {
+                Some(why) => outln!("GPU {}: does not fit: {why}", g.adapter),
+                None => outln!(
+                    "GPU {}: {} on the device ({} of columns: {} of {} positions at once, in {} \
+                     bindings of at most {})",
+                    g.adapter,
+                    human(g.device_bytes),
+                    human(plan.window_bytes),
+                    plan.window_columns,
+                    plan.positions,
+                    g.window_bindings,
+                    human(g.binding_bytes),
+                ),
+            }
+            outln!(
+                "memory: {} on the host; available {} ({})",
+                human(plan.memory_bytes),
+                plan.memory_available.map_or("unknown".into(), human),
+                fits(plan.fits_memory())
+            );
+        }
+        None => outln!(
+            "memory: {} ({} of columns: {} of {} positions at once, {}); available {} ({})",
+            human(plan.memory_bytes),
+            human(plan.window_bytes),
+            plan.window_columns,
+            plan.positions,
+            count(plan.threads as u64, "thread"),
+            plan.memory_available.map_or("unknown".into(), human),
+            fits(plan.fits_memory())
+        ),
+    }
+    outln!(
+        "disk: {} ({} the table); free {} ({})",
+        human(plan.disk_bytes),
+        human(plan.file_bytes),
+        plan.disk_available.map_or("unknown".into(), human),
+        fits(plan.fits_disk(0))
+    );
+    Ok(())
+}
+
+/// Why a table does not fit in memory, and what would.
+fn memory_refusal(plan: &Plan, cubeful: bool, precision: Precision, dir: &Path) -> String {
+    let space = Space::new(plan.points, plan.checkers).expect("a planned space");
+    let mut options = Vec::new();
+    let other = |cubeful, precision, checkers| {
+        let s = Space::new(plan.points, checkers).expect("fewer checkers");
+        Plan::new(s, cubeful, precision, plan.threads, dir, None)
+    };
+    if cubeful && precision != Precision::Cell(CellKind::U16) {
+        let p = other(true, Precision::Cell(CellKind::U16), plan.checkers);
+        if p.fits_memory() {
+            options.push(format!("--precision u16 ({})", human(p.memory_bytes)));
+        }
+    }
+    if cubeful {
+        let p = other(false, precision, plan.checkers);
+        if p.fits_memory() {
+            options.push(format!("no --cubeful ({})", human(p.memory_bytes)));
+        }
+    }
+    if let Some(c) = (1..space.checkers)
+        .rev()
+        .find(|&c| other(cubeful, precision, c).fits_memory())
+    {
+        options.push(format!("--checkers {c}"));
+    }
+    options.push("a machine with more memory".into());
+    format!(
+        "the two-sided table of {} checkers on {} points{} needs {} of memory ({} of them the \
+         window of columns), more than the {} available less {} left to the system; options: {}",
+        plan.checkers,
+        plan.points,
+        if cubeful {
+            " with cubeful equities"
+        } else {
+            ""
+        },
+        human(plan.memory_bytes),
+        human(plan.window_bytes),
+        human(plan.memory_available.unwrap_or(0)),
+        human(HEADROOM_BYTES),
+        options.join(", ")
+    )
+}
+
+/// One position's entry in a one-sided table: the exact mean where the file has it, the
+/// distribution, and the first-checker-off distribution where present.
+struct OneSidedEntry {
+    exact_mean: Option<f64>,
+    dist: Vec<f64>,
+    gammon: Option<Vec<f64>>,
+}
+
+/// A database as read from a file.
+enum Loaded {
+    /// rollsim's two-sided table, read in place.
+    Columns(TwoSidedTable),
+    Rollsim(Table),
+    GnubgOne(GnubgOneSided),
+    GnubgTwo(format::GnubgTwoSided),
+}
+
+/// The largest file read whole (every other table is mapped): gnubg addresses its files with
+/// 32-bit offsets, and rollsim's one-sided 15x10 table is 1.6 GB.
+const MAX_READ: u64 = 1 << 33;
+
+fn load(path: &Path) -> anyhow::Result<Loaded> {
+    let bad = |e: format::FormatError| input_error(format!("{}: {e}", path.display()));
+    use std::io::Read;
+    let (file, size) = rollsim_core::files::open_input(path, u64::MAX)?;
+    let unreadable = |e| rollsim_core::files::InputFileError::new(path, e);
+    // The head says the format; a format read whole is then read on from it.
+    let mut bytes = Vec::new();
+    (&file)
+        .take(12)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if is_table(&bytes) {
+        return Ok(Loaded::Columns(TwoSidedTable::open(path).map_err(bad)?));
+    }
+    if size > MAX_READ {
+        return Err(input_error(format!(
+            "{}: {size} bytes is larger than any bearoff table of a format read whole",
+            path.display()
+        )));
+    }
+    bytes.reserve(size as usize);
+    (&file)
+        .take(MAX_READ - bytes.len() as u64)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if bytes.starts_with(b"gnubg-OS") {
+        Ok(Loaded::GnubgOne(read_gnubg_one_sided(&bytes).map_err(bad)?))
+    } else if bytes.starts_with(b"gnubg-TS") {
+        Ok(Loaded::GnubgTwo(read_gnubg_two_sided(&bytes).map_err(bad)?))
+    } else if bytes.starts_with(b"gnubg-") {
+        let kind = String::from_utf8_lossy(&bytes[6..bytes.len().min(8)]).into_owned();
+        Err(input_error(format!(
+            "{}: a gnubg database of kind {kind:?}{}; rollsim reads gnubg's one-sided (OS) and \
+             two-sided (TS) bearoff databases",
+            path.display(),
+            if kind.starts_with('H') {
+                " (hypergammon)"
+            } else {
+                ""
+            }
+        )))
+    } else {
+        Ok(Loaded::Rollsim(read_rollsim(&bytes).map_err(bad)?))
+    }
+}
+
+#[derive(Serialize)]
+struct PositionReport {
+    position: String,
+    index: u32,
+    mean: f64,
+    sd: f64,
+    epc: f64,
+    /// P(exactly k rolls), k = 0, 1, …
+    distribution: Vec<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gammon_mean: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gammon_distribution: Option<Vec<f64>>,
+}
+
+#[derive(Serialize)]
+struct RaceReport {
+    on_roll: String,
+    opponent: String,
+    win: f64,
+    /// "exact" from a two-sided table, or "one-sided estimate".
+    method: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cubeful: Option<CubefulReport>,
+}
+
+/// Money equities of the side on roll, before its cube decision, per cube position; and the
+/// decision with the cube centred.
+#[derive(Serialize)]
+struct CubefulReport {
+    owned: f64,
+    centred: f64,
+    opponent_owns: f64,
+    centred_action: &'static str,
+    centred_equity: f64,
+}
+
+fn query(a: QueryArgs) -> anyhow::Result<()> {
+    let loaded = load(&a.file)?;
+    let space = match &loaded {
+        Loaded::Columns(t) => t.space(),
+        Loaded::Rollsim(Table::One(t)) => t.space,
+        Loaded::Rollsim(Table::Two(t)) => t.space,
+        Loaded::GnubgOne(g) => Space::new(g.points, g.checkers)?,
+        Loaded::GnubgTwo(g) => Space::new(g.points, g.checkers)?,
+    };
+    let mut idx = Vec::new();
+    let mut checkers = Vec::new();
+    for p in &a.positions {
+        let counts = space
+            .parse(p)
+            .map_err(|e| input_error(format!("bad position {p:?}: {e}")))?;
+        idx.push(space.index(&counts));
+        checkers.push(counts.iter().map(|&c| u32::from(c)).sum::<u32>());
+    }
+    let one_sided = |i: u32| -> Option<OneSidedEntry> {
+        match &loaded {
+            Loaded::Rollsim(Table::One(t)) => Some(OneSidedEntry {
+                exact_mean: Some(t.mean[i as usize]),
+                dist: t.distribution(i).to_vec(),
+                gammon: t.gammon_distribution(i).map(<[f64]>::to_vec),
+            }),
+            Loaded::GnubgOne(g) => {
+                let f = |d: &[u16; 32]| d.iter().map(|&x| f64::from(x) / 65535.0).collect();
+                Some(OneSidedEntry {
+                    exact_mean: None,
+                    dist: f(&g.dist[i as usize]),
+                    gammon: g.gammon_dist.as_ref().map(|gd| f(&gd[i as usize])),
+                })
+            }
+            _ => None,
+        }
+    };
+    if let [i] = idx[..] {
+        let Some(OneSidedEntry {
+            exact_mean,
+            dist,
+            gammon,
+        }) = one_sided(i)
+        else {
+            return Err(input_error(
+                "a two-sided table needs two positions: the side on roll, then its opponent",
+            ));
+        };
+        let (m, sd) = mean_sd(&dist);
+        let mean = exact_mean.unwrap_or(m);
+        // Rolls to the first checker off mean something only with all 15 on the board.
+        let gammon = gammon.filter(|_| checkers[0] == 15);
+        let r = PositionReport {
+            position: a.positions[0].clone(),
+            index: i,
+            mean,
+            sd,
+            epc: mean * PIPS_PER_ROLL,
+            gammon_mean: gammon.as_ref().map(|g| mean_sd(g).0),
+            distribution: trim(dist),
+            gammon_distribution: gammon.map(trim),
+        };
+        if a.json {
+            return print_json(&r);
+        }
+        outln!("position {} (index {})", r.position, r.index);
+        outln!(
+            "expected rolls {:.6}, sd {:.6}, effective pip count {:.3}",
+            r.mean,
+            r.sd,
+            r.epc
+        );
+        print_distribution("rolls", &r.distribution);
+        if let (Some(gm), Some(gd)) = (r.gammon_mean, &r.gammon_distribution) {
+            outln!("first checker off: expected rolls {gm:.6}");
+            print_distribution("rolls to first off", gd);
+        }
+        return Ok(());
+    }
+    let (us, them) = (idx[0], idx[1]);
+    let equities = match &loaded {
+        Loaded::Columns(t) => t.equities(us, them),
+        Loaded::Rollsim(Table::Two(t)) => t.cubeful.as_ref().map(|c| {
+            let [owned, centred, opponent_owns] = c[us as usize * space.len() + them as usize];
+            Equities {
+                owned,
+                centred,
+                opponent_owns,
+            }
+        }),
+        _ => None,
+    };
+    let cubeful = equities.map(|e| {
+        let (action, equity) = e.decision(false);
+        CubefulReport {
+            owned: e.owned,
+            centred: e.centred,
+            opponent_owns: e.opponent_owns,
+            centred_action: action.as_str(),
+            centred_equity: equity,
+        }
+    });
+    let (win, method) = match &loaded {
+        Loaded::Columns(t) => (
+            t.win(us, them),
+            match t.layout().cubeless {
+                CellKind::F64 => "exact",
+                CellKind::F32 => "exact (f32)",
+                CellKind::Fixed32 => "exact (fixed32)",
+                CellKind::U16 => "exact (16-bit)",
+            },
+        ),
+        Loaded::Rollsim(Table::Two(t)) => (t.win(us, them), "exact"),
+        Loaded::GnubgTwo(g) => {
+            let n = space.len();
+            let equity = f64::from(g.equity[us as usize * n + them as usize]) / 32767.5 - 1.0;
+            (equity / 2.0 + 0.5, "exact (gnubg, 16-bit)")
+        }
+        _ => {
+            let a_dist = one_sided(us).expect("one-sided table").dist;
+            let b_dist = one_sided(them).expect("one-sided table").dist;
+            (race_win_probability(&a_dist, &b_dist), "one-sided estimate")
+        }
+    };
+    let r = RaceReport {
+        on_roll: a.positions[0].clone(),
+        opponent: a.positions[1].clone(),
+        win,
+        method,
+        cubeful,
+    };
+    if a.json {
+        return print_json(&r);
+    }
+    outln!(
+        "side on roll {} vs {}: wins {:.6} ({})",
+        r.on_roll,
+        r.opponent,
+        r.win,
+        r.method
+    );
+    if let Some(c) = &r.cubeful {
+        outln!(
+            "money equity before its cube decision: {:+.6} owning the cube, {:+.6} centred, \
+             {:+.6} when the opponent owns it",
+            c.owned,
+            c.centred,
+            c.opponent_owns
+        );
+        outln!(
+            "cube centred: {}, equity {:+.6}",
+            c.centred_action,
+            c.centred_equity
+        );
+    }
+    Ok(())
+}
+
+/// The distribution without its trailing zeros.
+fn trim(mut d: Vec<f64>) -> Vec<f64> {
+    while d.len() > 1 && d.last() == Some(&0.0) {
+        d.pop();
+    }
+    d
+}
+
+fn print_distribution(what: &str, d: &[f64]) {
+    for (k, p) in d.iter().enumerate().filter(|(_, p)| **p > 0.0) {
+        if *p >= 1e-4 {
+            outln!("  {k:>3} {what}: {p:.6}");
+        } else {
+            outln!("  {k:>3} {what}: {p:.3e}");
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct VerifyReport {
+    file: String,
+    format: &'static str,
+    bytes: u64,
+    ok: bool,
+    /// Checksummed chunks (column sections) that do not match.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    bad_columns: Vec<String>,
+    seconds: f64,
+}
+
+/// The distributions of a gnubg one-sided file that do not sum to 1 within rounding: each of
+/// 32 entries is off by at most half a unit (rollsim) or sums exactly (makebearoff), so more
+/// than 16 units (0.02%) is damage. Entries past 31 rolls are dropped, so a distribution
+/// reaching them may sum to less: 15 checkers on 10 points lose under 0.001%.
+fn gnubg_sums_off(g: &GnubgOneSided) -> Vec<String> {
+    const SLACK: i64 = 16;
+    let halves = [Some(&g.dist), g.gammon_dist.as_ref()];
+    let mut bad = Vec::new();
+    for (what, dists) in ["bear-off", "first-off"].into_iter().zip(halves) {
+        for (i, d) in dists.into_iter().flatten().enumerate() {
+            let sum: i64 = d.iter().map(|&v| i64::from(v)).sum();
+            if (sum - 65535).abs() > SLACK {
+                bad.push(format!(
+                    "position {i}: {what} distribution sums to {sum}/65535"
+                ));
+            }
+        }
+    }
+    bad
+}
+
+fn verify(a: VerifyArgs) -> anyhow::Result<()> {
+    let start = Instant::now();
+    let loaded = load(&a.file)?;
+    let (format, bytes, bad) = match &loaded {
+        Loaded::Columns(t) => {
+            let bar = progress_bar(t.data_bytes(), "bytes", a.quiet || a.json);
+            let bad = t.verify(&|k| bar.inc(k));
+            bar.finish_and_clear();
+            let bad = bad
+                .iter()
+                .map(|b| format!("{:?} column {}", b.section, b.them))
+                .collect();
+            (
+                "rollsim two-sided (checksum per column)",
+                t.data_bytes(),
+                bad,
+            )
+        }
+        // Read whole, their checksum or structure was checked by loading them.
+        Loaded::Rollsim(_) => ("rollsim (whole-file checksum)", 0, Vec::new()),
+        // gnubg's files carry no checksum: what can be checked is the structure (by loading)
+        // and, one-sided, that each distribution sums to 1 within rounding.
+        Loaded::GnubgOne(g) => (
+            "gnubg one-sided (no checksum; structure and sums)",
+            0,
+            gnubg_sums_off(g),
+        ),
+        Loaded::GnubgTwo(_) => ("gnubg two-sided (no checksum; structure)", 0, vec![]),
+    };
+    let bytes = if bytes == 0 {
+        std::fs::metadata(&a.file)?.len()
+    } else {
+        bytes
+    };
+    let r = VerifyReport {
+        file: a.file.display().to_string(),
+        format,
+        bytes,
+        ok: bad.is_empty(),
+        bad_columns: bad,
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    if a.json {
+        print_json(&r)?;
+    } else if r.ok {
+        outln!(
+            "{}: ok, {} checked in {:.2} s ({})",
+            r.file,
+            human(r.bytes),
+            r.seconds,
+            r.format
+        );
+    }
+    if !r.ok {
+        let shown: Vec<&str> = r.bad_columns.iter().take(10).map(String::as_str).collect();
+        return Err(input_error(format!(
+            "{}: {} of its checks failed: {}{}",
+            r.file,
+            r.bad_columns.len(),
+            shown.join(", "),
+            if r.bad_columns.len() > 10 {
+                ", …"
+            } else {
+                ""
+            }
+        )));
+    }
+    Ok(())
+}
+
+/// A two-sided table in rollsim's format, or an input error.
+fn load_table(path: &Path) -> anyhow::Result<TwoSidedTable> {
+    match load(path)? {
+        Loaded::Columns(t) => Ok(t),
+        _ => Err(input_error(format!(
+            "{}: not a two-sided table in rollsim's format (version 2)",
+            path.display()
+        ))),
+    }
+}
+
+#[derive(Serialize)]
+struct CompareReport {
+    a: String,
+    b: String,
+    values: Vec<rollsim_bearoff::table::Difference>,
+    seconds: f64,
+}
+
+fn compare(a: CompareArgs) -> anyhow::Result<()> {
+    let start = Instant::now();
+    let (x, y) = (load_table(&a.files[0])?, load_table(&a.files[1])?);
+    let values = rollsim_bearoff::table::compare(&x, &y).map_err(input_error)?;
+    let r = CompareReport {
+        a: a.files[0].display().to_string(),
+        b: a.files[1].display().to_string(),
+        values,
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    if a.json {
+        return print_json(&r);
+    }
+    for d in &r.values {
+        outln!(
+            "{:>13}: max difference {:.3e} (positions {} vs {}), mean {:.3e}",
+            d.value,
+            d.max,
+            d.at.0,
+            d.at.1,
+            d.mean
+        );
+    }
+    Ok(())
+}
+
+fn extract(a: ExtractArgs) -> anyhow::Result<()> {
+    rollsim_core::files::check_output(&a.out)?;
+    let table = load_table(&a.file)?;
+    let start = Instant::now();
+    let bad = |e: format::FormatError| match e {
+        format::FormatError::Io(e) => anyhow::Error::from(e),
+        e => input_error(format!("{}: {e}", a.file.display())),
+    };
+    match a.format {
+        Format::Rollsim => table.extract(a.checkers, &a.out).map_err(bad)?,
+        Format::Gnubg => {
+            write_atomically(&a.out, |w| table.write_gnubg(a.checkers, w)).map_err(bad)?
+        }
+    }
+    outln!(
+        "wrote {} ({} checkers on {} points, {} format, {} bytes) in {:.3} s",
+        a.out.display(),
+        a.checkers,
+        table.space().points,
+        format_name(a.format),
+        std::fs::metadata(&a.out).map(|m| m.len()).unwrap_or(0),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}

@@ -1,0 +1,557 @@
+//! `rollsim bench`: every workload on every backend it can use, side by side.
+
+use rollsim_core::text::count;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use serde::Serialize;
+
+use super::print_json;
+use crate::args::BackendArg;
+use rollsim_2048::CpuEngine;
+use rollsim_2048::ntuple::{Network, standard_tuples};
+use rollsim_2048::rollout::gpu::GpuRolloutEngine;
+use rollsim_bench::{
+    Measurement, bearoff_build, ntuple_lookups_cpu, ntuple_lookups_gpu, ntuple_training,
+    puzzle_optimal, puzzle_solve_loop, random_playouts, rollouts, sample_boards, sample_roots,
+};
+use rollsim_core::files::{check_output, write_atomically};
+use rollsim_gpu::{Backend, Gpu, GpuError};
+use rollsim_puzzle::pdb::Partition;
+
+#[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// A first look in well under a minute: shorter runs, smaller batches.
+    #[arg(long)]
+    quick: bool,
+    /// Restrict to one backend: cpu, gpu (any adapter), or auto (CPU plus a real GPU only).
+    /// Default: every backend this machine has, a software GPU such as lavapipe included.
+    #[arg(long, value_enum)]
+    backend: Option<BackendArg>,
+    #[command(flatten)]
+    threads: super::ThreadArgs,
+    /// Roots per Monte Carlo batch (default 256, 64 with --quick).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    roots: Option<u32>,
+    /// Rollouts per root (default 256, 64 with --quick).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    rollouts: Option<u32>,
+    /// GPU rollouts per invocation, played back to back (default: the engine's).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    per_invocation: Option<u32>,
+    /// Seconds per workload (default 5, 1 with --quick).
+    #[arg(long)]
+    seconds: Option<f64>,
+    /// Write the figures with the machine description as JSON to this file, and as CSV and a
+    /// PNG chart beside it (`rec.json`: `rec.csv`, `rec.png`; another name gets `.csv` and
+    /// `.png` added); each written to a temporary file, then renamed.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Print one JSON object on stdout instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    /// Compare two records written by `rollsim bench --out` (say, two machines, or before and
+    /// after a change): each workload's figures and the speed ratio NEW/OLD.
+    Compare {
+        /// The earlier record (`rollsim bench --out OLD`).
+        old: PathBuf,
+        /// The later record, compared with OLD.
+        new: PathBuf,
+        /// Print one JSON object on stdout instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Serialize)]
+struct BenchReport {
+    rollsim_version: &'static str,
+    git_commit: &'static str,
+    os: String,
+    /// Seconds since 1970 when the run ended.
+    unix_time: u64,
+    cpu: String,
+    cpu_threads: usize,
+    adapter: Option<rollsim_gpu::AdapterSummary>,
+    /// The kernel's own time from timestamp queries, where the adapter has them.
+    gpu_kernel_seconds: Option<f64>,
+    measurements: Vec<Measurement>,
+}
+
+/// Bearoff tables to build: gnubg's standard sizes; the large ones only in the full run.
+fn bearoff_tables(quick: bool) -> &'static [(u32, u32, bool)] {
+    if quick {
+        &[(6, 15, false), (6, 6, true)]
+    } else {
+        &[
+            (6, 15, false),
+            (8, 15, false),
+            (10, 15, false),
+            (6, 6, true),
+            (8, 6, true),
+        ]
+    }
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
+}
+
+pub fn run(a: Args) -> anyhow::Result<()> {
+    if let Some(Command::Compare { old, new, json }) = &a.command {
+        return compare(old, new, *json);
+    }
+    if let Some(path) = &a.out {
+        check_output(path)?;
+    }
+    a.threads.init()?;
+    let secs = a.seconds.unwrap_or(if a.quick { 1.0 } else { 5.0 });
+    if !(secs.is_finite() && secs > 0.0) {
+        return Err(super::input_error(format!(
+            "--seconds must be positive, not {secs}"
+        )));
+    }
+    let threads = rayon::current_num_threads();
+    let default = if a.quick { 64 } else { 256 };
+    let n = a.rollouts.unwrap_or(default);
+    let roots = sample_roots(a.roots.unwrap_or(default) as usize);
+    let mut out = Vec::new();
+    let note = |m: &Measurement| {
+        if !a.json {
+            eprintln!("  measured {} on {} {}", m.workload, m.backend, m.on);
+        }
+    };
+    let gpu = match a.backend {
+        Some(BackendArg::Cpu) => None,
+        Some(b) => Gpu::for_backend(b.into())?,
+        // Any adapter, but its absence is no error.
+        None => Gpu::for_backend(Backend::Gpu).ok().flatten(),
+    };
+    let mut kernel_seconds = None;
+    // The standard 4x6-tuple network (its weights do not change the lookup speed).
+    let network = Network::new(standard_tuples())?;
+    let boards = sample_boards(if a.quick { 1 << 16 } else { 1 << 18 });
+    if a.backend != Some(BackendArg::Gpu) {
+        for t in [1, threads] {
+            let m = random_playouts(t, secs)?;
+            note(&m);
+            out.push(m);
+            if threads == 1 {
+                break;
+            }
+        }
+        let m = rollouts(&mut CpuEngine, &roots, n, secs)?;
+        note(&m);
+        out.push(m);
+        let m = ntuple_lookups_cpu(&network, &boards, secs);
+        note(&m);
+        out.push(m);
+        let m = ntuple_training(if a.quick { 500 } else { 5000 })?;
+        note(&m);
+        out.push(m);
+        let m = puzzle_solve_loop(secs);
+        note(&m);
+        out.push(m);
+        // The 6-6-3 databases build in seconds (then come from the cache); 7-8 takes minutes.
+        let partition = if a.quick {
+            Partition::P555
+        } else {
+            Partition::P663
+        };
+        let m = puzzle_optimal(partition, if a.quick { 20 } else { 100 })?;
+        note(&m);
+        out.push(m);
+        for &(points, checkers, two) in bearoff_tables(a.quick) {
+            let m = bearoff_build(points, checkers, two, None, secs)?;
+            note(&m);
+            out.push(m);
+        }
+    }
+    if let Some(g) = gpu {
+        let mut engine = GpuRolloutEngine::new(g)?;
+        if let Some(k) = a.per_invocation {
+            engine = engine.with_rollouts_per_invocation(k);
+        }
+        // One untimed call compiles the pipeline and sizes the buffers.
+        engine.evaluate_warm(&roots, n)?;
+        let before = engine.gpu_seconds;
+        let m = rollouts(&mut engine, &roots, n, secs)?;
+        kernel_seconds = engine.gpu_seconds.zip(before).map(|(a, b)| a - b);
+        note(&m);
+        out.push(m);
+        let m = ntuple_lookups_gpu(g, &network, &boards, secs)?;
+        note(&m);
+        out.push(m);
+        if g.f64 {
+            // The large tables would take minutes on a software adapter.
+            let quick = a.quick || !g.adapter.real_gpu;
+            for &(points, checkers, two) in bearoff_tables(quick) {
+                match bearoff_build(points, checkers, two, Some(g), secs) {
+                    Ok(m) => {
+                        note(&m);
+                        out.push(m);
+                    }
+                    // A table larger than the adapter's buffers is no reason to stop the run.
+                    Err(e)
+                        if e.downcast_ref::<GpuError>()
+                            .is_some_and(|e| matches!(e, GpuError::Unsupported(_))) =>
+                    {
+                        eprintln!("  skipped bearoff {checkers}x{points} on the gpu: {e}");
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+    }
+    let report = BenchReport {
+        rollsim_version: env!("CARGO_PKG_VERSION"),
+        git_commit: env!("ROLLSIM_GIT_COMMIT"),
+        os: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
+        unix_time: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+        cpu: cpu_model(),
+        cpu_threads: threads,
+        adapter: gpu.map(|g| g.adapter.clone()),
+        gpu_kernel_seconds: kernel_seconds,
+        measurements: out,
+    };
+    // The figures first, so that a failing write loses none of them.
+    if a.json {
+        print_json(&report)?;
+    } else {
+        print_table(&report);
+    }
+    if let Some(path) = &a.out {
+        let json = serde_json::to_vec_pretty(&report)?;
+        let named = |p: &Path| format!("writing {}", p.display());
+        write_atomically(path, |w| w.write_all(&json)).with_context(|| named(path))?;
+        let (csv_path, png_path) = (beside(path, "csv"), beside(path, "png"));
+        write_atomically(&csv_path, |w| w.write_all(csv(&report).as_bytes()))
+            .with_context(|| named(&csv_path))?;
+        write_atomically(&png_path, |w| chart(&report, w)).with_context(|| named(&png_path))?;
+    }
+    Ok(())
+}
+
+/// The name of the CSV or PNG written beside a record: `rec.json` gives `rec.csv`, any other
+/// name gets the extension added (`rec.csv` gives `rec.csv.csv`), so neither is ever the
+/// record itself.
+fn beside(record: &Path, ext: &str) -> PathBuf {
+    match record.extension() {
+        Some(e) if e == "json" => record.with_extension(ext),
+        _ => {
+            let mut name = record.as_os_str().to_owned();
+            name.push(".");
+            name.push(ext);
+            PathBuf::from(name)
+        }
+    }
+}
+
+fn print_table(r: &BenchReport) {
+    outln!("cpu: {} ({})", r.cpu, count(r.cpu_threads as u64, "thread"));
+    if let Some(a) = &r.adapter {
+        outln!(
+            "gpu: {} ({}, {}, {})",
+            a.name,
+            a.device_type,
+            a.backend,
+            a.driver
+        );
+    }
+    outln!(
+        "{:<36} {:<7} {:<34} {:>12} {:<11} also",
+        "workload",
+        "backend",
+        "on",
+        "figure",
+        "unit"
+    );
+    // The CPU figure of the same workload, for the GPU rows.
+    let cpu_figure = |w: &str| {
+        r.measurements
+            .iter()
+            .find(|m| m.backend == "cpu" && m.workload == w)
+            .map(|m| m.figure)
+    };
+    for m in &r.measurements {
+        let mut also: Vec<String> = m.extra.iter().map(|(u, v)| format!("{v:.0} {u}")).collect();
+        let figure = if m.figure < 100.0 {
+            format!("{:.3}", m.figure)
+        } else {
+            format!("{:.0}", m.figure)
+        };
+        if m.backend == "gpu"
+            && let Some(c) = cpu_figure(&m.workload)
+        {
+            // Higher is better for rates, lower for times: the ratio is always GPU speed over
+            // CPU speed.
+            let speed = if m.unit == "s" {
+                c / m.figure
+            } else {
+                m.figure / c
+            };
+            also.push(format!("{speed:.2}x cpu speed"));
+        }
+        outln!(
+            "{:<36} {:<7} {:<34} {:>12} {:<11} {}",
+            m.workload,
+            m.backend,
+            m.on,
+            figure,
+            m.unit,
+            also.join(", ")
+        );
+    }
+    if let Some(k) = r.gpu_kernel_seconds {
+        outln!("gpu kernel time (timestamp queries): {k:.3} s");
+    }
+}
+
+/// A figure for people: 23.1 M moves/s, 0.073 s.
+fn human(figure: f64, unit: &str) -> String {
+    let (v, prefix) = match figure.abs() {
+        x if x >= 1e9 => (figure / 1e9, " G "),
+        x if x >= 1e6 => (figure / 1e6, " M "),
+        x if x >= 1e4 => (figure / 1e3, " k "),
+        _ => (figure, " "),
+    };
+    let digits = if v.abs() >= 100.0 {
+        0
+    } else if v.abs() >= 10.0 {
+        1
+    } else {
+        3
+    };
+    format!("{v:.digits$}{prefix}{unit}")
+}
+
+/// The bar chart of a run: per workload, a bar per backend, as long as its speed relative to
+/// the fastest backend on that workload.
+fn chart(r: &BenchReport, out: &mut impl Write) -> std::io::Result<()> {
+    let speed = |m: &Measurement| {
+        if m.unit == "s" {
+            1.0 / m.figure
+        } else {
+            m.figure
+        }
+    };
+    let mut bars = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for m in &r.measurements {
+        if seen.contains(&m.workload.as_str()) {
+            continue;
+        }
+        seen.push(&m.workload);
+        let same: Vec<&Measurement> = r
+            .measurements
+            .iter()
+            .filter(|x| x.workload == m.workload)
+            .collect();
+        let best = same.iter().map(|x| speed(x)).fold(0.0, f64::max);
+        for x in same {
+            bars.push(crate::chart::Bar {
+                label: format!("{} [{}]", x.workload, x.backend),
+                value: human(x.figure, &x.unit),
+                fraction: speed(x) / best,
+                color: if x.backend == "gpu" {
+                    [230, 120, 30]
+                } else {
+                    [40, 100, 200]
+                },
+            });
+        }
+    }
+    let gpu = r
+        .adapter
+        .as_ref()
+        .map_or("no GPU".to_string(), |a| a.name.clone());
+    let title = format!(
+        "rollsim {} ({}) on {} ({}), {}",
+        r.rollsim_version,
+        r.git_commit,
+        r.cpu,
+        count(r.cpu_threads as u64, "thread"),
+        gpu
+    );
+    crate::chart::bar_chart(&title, &bars, out)
+}
+
+/// The figures as CSV, one row per measurement, each with the machine description.
+fn csv(r: &BenchReport) -> String {
+    let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+    let (adapter, driver) = r
+        .adapter
+        .as_ref()
+        .map_or((String::new(), String::new()), |a| {
+            (a.name.clone(), format!("{} {}", a.driver, a.driver_info))
+        });
+    let mut out = String::from(
+        "workload,backend,on,figure,unit,seconds,also,cpu,cpu_threads,adapter,driver,rollsim_version,git_commit\n",
+    );
+    for m in &r.measurements {
+        let also: Vec<String> = m.extra.iter().map(|(u, v)| format!("{v} {u}")).collect();
+        let row = [
+            quote(&m.workload),
+            quote(&m.backend),
+            quote(&m.on),
+            m.figure.to_string(),
+            quote(&m.unit),
+            m.seconds.to_string(),
+            quote(&also.join("; ")),
+            quote(&r.cpu),
+            r.cpu_threads.to_string(),
+            quote(&adapter),
+            quote(&driver),
+            quote(r.rollsim_version),
+            quote(r.git_commit),
+        ];
+        out.push_str(&row.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// What `compare` reads of a record.
+#[derive(serde::Deserialize)]
+struct Saved {
+    #[serde(default)]
+    git_commit: Option<String>,
+    cpu: String,
+    #[serde(default)]
+    adapter: Option<serde_json::Value>,
+    measurements: Vec<SavedMeasurement>,
+}
+
+#[derive(serde::Deserialize)]
+struct SavedMeasurement {
+    workload: String,
+    backend: String,
+    figure: f64,
+    unit: String,
+}
+
+#[derive(Serialize)]
+struct Comparison {
+    workload: String,
+    backend: String,
+    unit: String,
+    old: f64,
+    new: f64,
+    /// NEW's speed over OLD's (for times, OLD/NEW): above 1 is faster.
+    speedup: f64,
+}
+
+fn load_record(path: &std::path::Path) -> anyhow::Result<Saved> {
+    // A record is a few kilobytes.
+    let bytes = rollsim_core::files::read_input(path, 64 << 20)?;
+    let saved: Saved = serde_json::from_slice(&bytes).map_err(|e| {
+        super::input_error(format!(
+            "{} is not a record of `rollsim bench --out`: {e}",
+            path.display()
+        ))
+    })?;
+    // Every figure is a rate or a time: a speedup of zero, a negative or a missing one means
+    // nothing.
+    if let Some(m) = saved
+        .measurements
+        .iter()
+        .find(|m| !(m.figure.is_finite() && m.figure > 0.0))
+    {
+        return Err(super::input_error(format!(
+            "{}: the figure of {} ({}) is {}, not a measurement",
+            path.display(),
+            m.workload,
+            m.backend,
+            m.figure
+        )));
+    }
+    Ok(saved)
+}
+
+fn compare(old: &std::path::Path, new: &std::path::Path, json: bool) -> anyhow::Result<()> {
+    let (a, b) = (load_record(old)?, load_record(new)?);
+    let rows: Vec<Comparison> =
+        b.measurements
+            .iter()
+            .filter_map(|n| {
+                let o = a.measurements.iter().find(|o| {
+                    o.workload == n.workload && o.backend == n.backend && o.unit == n.unit
+                })?;
+                let speedup = if n.unit == "s" {
+                    o.figure / n.figure
+                } else {
+                    n.figure / o.figure
+                };
+                Some(Comparison {
+                    workload: n.workload.clone(),
+                    backend: n.backend.clone(),
+                    unit: n.unit.clone(),
+                    old: o.figure,
+                    new: n.figure,
+                    speedup,
+                })
+            })
+            .collect();
+    if rows.is_empty() {
+        return Err(super::input_error(
+            "the two records have no workload in common",
+        ));
+    }
+    if json {
+        return print_json(&rows);
+    }
+    let describe = |s: &Saved| {
+        let gpu = s
+            .adapter
+            .as_ref()
+            .and_then(|a| a.get("name"))
+            .and_then(|n| n.as_str())
+            .unwrap_or("no GPU");
+        format!(
+            "{}, {gpu}, commit {}",
+            s.cpu,
+            s.git_commit.as_deref().unwrap_or("unknown")
+        )
+    };
+    outln!("old: {} ({})", old.display(), describe(&a));
+    outln!("new: {} ({})", new.display(), describe(&b));
+    outln!(
+        "{:<36} {:<7} {:>14} {:>14} {:<11} speedup",
+        "workload",
+        "backend",
+        "old",
+        "new",
+        "unit"
+    );
+    for r in &rows {
+        outln!(
+            "{:<36} {:<7} {:>14.3} {:>14.3} {:<11} {:.2}x",
+            r.workload,
+            r.backend,
+            r.old,
+            r.new,
+            r.unit,
+            r.speedup
+        );
+    }
+    Ok(())
+}

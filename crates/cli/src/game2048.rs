@@ -1,0 +1,747 @@
+//! `rollsim 2048 …`: play, train, eval, show.
+
+use rollsim_core::text::count;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::{Args as ClapArgs, Subcommand, ValueEnum};
+use serde::Serialize;
+
+use super::experiment::{ExperimentArgs, MergeArgs};
+use super::{ComputeArgs, CpuComputeArgs, input_error, print_json, progress_bar};
+use crate::args::{ObjectiveArg, PlayerArg};
+use crate::backend::rollout_engine;
+use rollsim_2048::ntuple::gpu::GpuNetwork;
+use rollsim_2048::ntuple::{small_tuples, standard_tuples};
+use rollsim_2048::play::{
+    Candidate, Tally, best_candidate, evaluate_games, play_batch, play_expectimax_lockstep,
+    play_greedy_lockstep,
+};
+use rollsim_2048::train::{BlockStats, TrainConfig, train};
+use rollsim_2048::{
+    Board, Element, Game, Network, NetworkError, Objective, PlayConfig, PlayerKind, Report,
+};
+use rollsim_gpu::Gpu;
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Play a batch of games and report scores, tile reach rates and speed.
+    Play(PlayArgs),
+    /// Train an n-tuple network by TD(0) on afterstates, on CPU threads.
+    Train(TrainArgs),
+    /// Evaluate every legal move of one board with Monte Carlo rollouts.
+    Eval(EvalArgs),
+    /// Show a board in every text format, with its legal moves.
+    Show(ShowArgs),
+    /// Rollout-count sweep of the mc player: resumable, shardable; or --report a results file.
+    Experiment(ExperimentArgs),
+    /// Merge the results files of an experiment's shards into one unsharded file.
+    Merge(MergeArgs),
+}
+
+#[derive(ClapArgs, Debug)]
+pub struct PlayArgs {
+    /// random: uniformly random legal moves; mc: best mean over random rollouts per move;
+    /// ntuple: greedy on an n-tuple network (--weights); expectimax: search to --depth moves
+    /// with the network at the leaves.
+    #[arg(long, value_enum, default_value_t = PlayerArg::Random)]
+    player: PlayerArg,
+    /// The n-tuple network file of the ntuple and expectimax players (from `2048 train`).
+    #[arg(long)]
+    weights: Option<PathBuf>,
+    /// Expectimax search depth in moves (1 = greedy; default 2). The cost grows about tenfold
+    /// a move of depth: with the standard network, depth 5 took 32 s a game and depth 8 about
+    /// 20 hours a game on this project's 2-core machine.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=8))]
+    depth: Option<u32>,
+    /// Number of games (played in flight together).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
+    games: u32,
+    /// Rollouts per legal move (mc; default 100).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    rollouts: Option<u32>,
+    /// What the mc player maximises: the points gained (default), or the tile sum of the final
+    /// board.
+    #[arg(long, value_enum)]
+    objective: Option<ObjectiveArg>,
+    /// Seed of every random choice (default: a random seed, printed in the report).
+    #[arg(long)]
+    seed: Option<u64>,
+    #[command(flatten)]
+    compute: ComputeArgs,
+    /// Print one JSON object on stdout instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Tuple shapes of a new network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TupleSet {
+    /// Five 4-cell tuples (rows and 2x2 squares): 5 x 16^4 weights, learns in seconds.
+    Small,
+    /// The classic four 6-cell tuples: 4 x 16^6 weights (256 MiB as f32).
+    Standard,
+}
+
+impl TupleSet {
+    fn tuples(self) -> Vec<Vec<u8>> {
+        match self {
+            TupleSet::Small => small_tuples(),
+            TupleSet::Standard => standard_tuples(),
+        }
+    }
+}
+
+#[derive(ClapArgs, Debug)]
+pub struct TrainArgs {
+    /// Training games in all: with --resume, the games already in the file count toward N.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1u64 << 32))]
+    games: u64,
+    /// The network file to write (at the end and at every checkpoint, atomically).
+    #[arg(long)]
+    out: PathBuf,
+    /// Continue training the network in this file (its game count continues).
+    #[arg(long)]
+    resume: Option<PathBuf>,
+    /// Start a new network even though --out holds one (which it replaces).
+    #[arg(long)]
+    force: bool,
+    /// Seed of the training games' spawns (default: a random seed, printed).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Learning rate, spread over the features of a board.
+    #[arg(long, default_value_t = 0.1)]
+    alpha: f32,
+    /// Games per reported block.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    block: u64,
+    /// Write --out every K games (checked at block ends).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    checkpoint_every: Option<u64>,
+    /// Store the weights as f16 (half the size; training itself runs in f32).
+    #[arg(long)]
+    f16: bool,
+    /// Tuple shapes of a new network (default standard; with --resume, the file's).
+    #[arg(long, value_enum)]
+    tuples: Option<TupleSet>,
+    #[command(flatten)]
+    compute: CpuComputeArgs,
+    /// Print one JSON object on stdout instead of the per-block lines.
+    #[arg(long)]
+    json: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(ClapArgs, Debug)]
+pub struct EvalArgs {
+    #[arg(help = BOARD_HELP)]
+    board: String,
+    /// Rollouts per legal move.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    rollouts: u32,
+    /// What ranks the moves: the points gained, or the tile sum of the final boards.
+    #[arg(long, value_enum, default_value_t = ObjectiveArg::Score)]
+    objective: ObjectiveArg,
+    /// Seed of the rollouts' random choices.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[command(flatten)]
+    compute: ComputeArgs,
+    /// Print one JSON object on stdout instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(ClapArgs, Debug)]
+pub struct ShowArgs {
+    #[arg(help = BOARD_HELP)]
+    board: String,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+/// How a 2048 board is written, for every command that takes one.
+const BOARD_HELP: &str = "The board: 16 tiles, row by row, rows split by newlines, '/' or '|' and \
+    tiles by spaces or commas (0, '.', '_' or '-' for an empty cell), e.g. \
+    \"2 4 0 0 / 0 0 0 0 / 0 0 0 0 / 0 0 0 2\"; or 16 hex digits (0x optional), one exponent a \
+    cell, the last digit row 1 column 1, as `show` prints them";
+
+pub fn run(c: Command) -> anyhow::Result<()> {
+    match c {
+        Command::Play(a) => play(a),
+        Command::Train(a) => train_command(a),
+        Command::Eval(a) => eval(a),
+        Command::Show(a) => show(a),
+        Command::Experiment(a) => super::experiment::experiment(a),
+        Command::Merge(a) => super::experiment::merge(a),
+    }
+}
+
+fn parse_board(text: &str) -> anyhow::Result<Board> {
+    text.parse::<Board>()
+        .map_err(|e| input_error(format!("invalid board: {e}")))
+}
+
+/// Loads a network file named on the command line; any failure is bad input.
+fn load_network(path: &Path, flag: &str) -> anyhow::Result<Network> {
+    Network::load(path).map_err(|e: NetworkError| {
+        input_error(format!("cannot load {flag} {}: {e}", path.display()))
+    })
+}
+
+fn play(a: PlayArgs) -> anyhow::Result<()> {
+    let kind = PlayerKind::from(a.player);
+    let uses_network = matches!(kind, PlayerKind::Ntuple | PlayerKind::Expectimax);
+    let player = serde_json::to_value(kind)?;
+    let player = player.as_str().unwrap_or("");
+    if uses_network && a.weights.is_none() {
+        return Err(input_error(format!(
+            "--player {player} needs --weights FILE (a network from `rollsim 2048 train`)"
+        )));
+    }
+    if !uses_network && a.weights.is_some() {
+        return Err(input_error(
+            "--weights is for --player ntuple or expectimax",
+        ));
+    }
+    if a.depth.is_some() && kind != PlayerKind::Expectimax {
+        return Err(input_error("--depth is for --player expectimax"));
+    }
+    if kind != PlayerKind::Mc && (a.rollouts.is_some() || a.objective.is_some()) {
+        return Err(input_error(format!(
+            "--rollouts and --objective are for --player mc, not {player}"
+        )));
+    }
+    if kind == PlayerKind::Random && a.compute.backend() == rollsim_gpu::Backend::Gpu {
+        return Err(input_error(
+            "--player random plays on CPU threads (it has nothing for a GPU to do); --backend \
+             gpu is for mc, ntuple and expectimax",
+        ));
+    }
+    // Said up front, since nothing else shows it when stderr is not a terminal.
+    if let Some(depth) = a.depth.filter(|&d| d >= 4)
+        && !a.quiet
+        && !a.json
+    {
+        eprintln!(
+            "note: expectimax depth {depth} costs about ten times depth {} a move; with the \
+             standard network, depth 5 took 32 s a game and depth 8 about 20 hours a game on a \
+             2-core machine",
+            depth - 1
+        );
+    }
+    a.compute.init_threads()?;
+    let network = match &a.weights {
+        Some(path) if uses_network => Some(Arc::new(load_network(path, "--weights")?)),
+        _ => None,
+    };
+    let seed = a.seed.unwrap_or_else(rand::random);
+    let config = PlayConfig {
+        first: 0,
+        player: kind,
+        games: a.games,
+        seed,
+        rollouts: a.rollouts.unwrap_or(100),
+        objective: a.objective.map_or(Objective::Score, Objective::from),
+        network,
+        depth: a.depth.unwrap_or(2),
+    };
+    // Random and network play need no rollouts: they run on CPU threads whatever the backend.
+    let mut engine = match kind {
+        PlayerKind::Mc => rollout_engine(a.compute.backend())?,
+        PlayerKind::Random | PlayerKind::Ntuple | PlayerKind::Expectimax => {
+            Box::new(rollsim_2048::CpuEngine)
+        }
+    };
+    let bar = progress_bar(u64::from(a.games), "games", a.quiet);
+    // Network players on a GPU: all games of a block in flight, one lookup dispatch per step
+    // for every afterstate (greedy) or every leaf (expectimax) they need.
+    let gpu = match &config.network {
+        Some(_) => Gpu::for_backend(a.compute.backend())?,
+        None => None,
+    };
+    let mut lookups = match (gpu, &config.network) {
+        (Some(g), Some(net)) => Some(GpuNetwork::new(g, net)?),
+        _ => None,
+    };
+    let (backend, adapter) = match (gpu, &lookups) {
+        (Some(g), Some(_)) => ("gpu", Some(g.adapter.name.clone())),
+        _ => (engine.backend(), engine.adapter()),
+    };
+    // Blocks of games, each tallied as it ends: memory does not grow with --games. A block
+    // is large enough to keep a GPU's batches full.
+    const BLOCK: u32 = 1 << 16;
+    let start = std::time::Instant::now();
+    let mut tally = Tally::default();
+    for first in (0..a.games).step_by(BLOCK as usize) {
+        let block = PlayConfig {
+            first,
+            games: BLOCK.min(a.games - first),
+            ..config.clone()
+        };
+        let played = match &mut lookups {
+            Some(lookups) => {
+                let mut values = |boards: &[Board]| Ok(lookups.values(boards)?);
+                if kind == PlayerKind::Expectimax && config.depth > 1 {
+                    play_expectimax_lockstep(&block, &mut values, &|n| bar.inc(n))?
+                } else {
+                    play_greedy_lockstep(&block, &mut values, &|n| bar.inc(n))?
+                }
+            }
+            None => play_batch(&block, engine.as_mut(), &|n| bar.inc(n))?,
+        };
+        tally.add(&played);
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    let report = Report::new(&config, &tally, seconds, backend.into(), adapter);
+    if a.json {
+        return print_json(&report);
+    }
+    print_report(&report);
+    Ok(())
+}
+
+fn print_report(r: &Report) {
+    let player = match r.player {
+        PlayerKind::Random => "random".to_string(),
+        PlayerKind::Ntuple | PlayerKind::Expectimax => {
+            let net = match &r.network {
+                Some(n) => format!(
+                    "{} tuples of {} cells, {}, trained {} games",
+                    n.tuples.len(),
+                    n.tuples
+                        .iter()
+                        .map(|t| t.len().to_string())
+                        .collect::<Vec<_>>()
+                        .join("/"),
+                    n.element.name(),
+                    n.training_games
+                ),
+                None => String::new(),
+            };
+            match r.depth {
+                Some(d) => format!("expectimax depth {d} ({net})"),
+                None => format!("ntuple greedy ({net})"),
+            }
+        }
+        PlayerKind::Mc => format!(
+            "mc ({} rollouts per move, objective {})",
+            r.rollouts.unwrap_or(0),
+            serde_json::to_value(r.objective)
+                .unwrap_or_default()
+                .as_str()
+                .unwrap_or("")
+        ),
+    };
+    let backend = match &r.adapter {
+        Some(a) => format!("{} ({a})", r.backend),
+        None => format!("{} ({})", r.backend, count(r.threads as u64, "thread")),
+    };
+    outln!("player      {player}");
+    outln!("backend     {backend}");
+    outln!("games       {} (seed {})", r.games, r.seed);
+    outln!(
+        "score       mean {:.1}, median {:.1}, sd {:.1}, min {}, max {}",
+        r.score.mean,
+        r.score.median,
+        r.score.sd,
+        r.score.min,
+        r.score.max
+    );
+    let reach: Vec<String> = r
+        .reach
+        .iter()
+        .filter(|&(_, &p)| p > 0.0)
+        .map(|(t, p)| format!("{t} {:.1}%", 100.0 * p))
+        .collect();
+    outln!(
+        "reached     {}",
+        if reach.is_empty() {
+            "-".into()
+        } else {
+            reach.join(", ")
+        }
+    );
+    if r.overflow_games > 0 {
+        outln!(
+            "overflow    {} games stopped at a 32768+32768 merge",
+            r.overflow_games
+        );
+    }
+    outln!("moves/game  {:.1}", r.moves_per_game);
+    let mut speed = format!(
+        "{:.3} s: {:.1} games/s, {:.0} moves/s",
+        r.seconds, r.games_per_s, r.moves_per_s
+    );
+    if let Some(rps) = r.rollouts_per_s {
+        speed += &format!(", {rps:.0} rollouts/s");
+    }
+    outln!("speed       {speed}");
+}
+
+#[derive(Serialize)]
+struct MoveEval {
+    dir: String,
+    /// The board after the move; none for a move that would merge two 32768 tiles, which
+    /// ends the game (`overflow`) and is not rolled out.
+    board: Option<String>,
+    overflow: bool,
+    move_score: u32,
+    /// The move's points plus the mean points of its rollouts.
+    score_mean: Option<f64>,
+    score_sd: Option<f64>,
+    tilesum_mean: Option<f64>,
+    tilesum_sd: Option<f64>,
+    moves_mean: Option<f64>,
+    overflows: u32,
+    /// The exact total the player compares (score objective: move points times rollouts plus
+    /// the rollouts' points; tilesum: the rollouts' final tile sums), as a decimal string.
+    total: String,
+    best: bool,
+}
+
+#[derive(Serialize)]
+struct EvalReport {
+    board: String,
+    seed: u64,
+    rollouts: u32,
+    objective: Objective,
+    backend: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    adapter: Option<String>,
+    best: Option<String>,
+    moves: Vec<MoveEval>,
+}
+
+fn eval(a: EvalArgs) -> anyhow::Result<()> {
+    let board = parse_board(&a.board)?;
+    a.compute.init_threads()?;
+    let mut engine = rollout_engine(a.compute.backend())?;
+    let objective = Objective::from(a.objective);
+    let game = Game::from_position(a.seed, 0, board);
+    let candidates: Vec<Candidate> = evaluate_games(engine.as_mut(), a.seed, &[&game], a.rollouts)?
+        .pop()
+        .unwrap_or_default();
+    // No move is best when every one would merge two 32768 tiles: each ends the game.
+    let best = best_candidate(objective, &candidates)
+        .filter(|c| !c.moved.overflow)
+        .map(|c| c.dir);
+    let moves: Vec<MoveEval> = candidates
+        .iter()
+        .map(|c| {
+            let s = &c.sums;
+            let (score_mean, score_sd) = s.mean_sd(s.score, s.score_sq);
+            let (tilesum_mean, tilesum_sd) = s.mean_sd(s.tile_sum, s.tile_sum_sq);
+            let rolled = (!c.moved.overflow).then_some(());
+            MoveEval {
+                dir: c.dir.to_string(),
+                board: rolled.map(|()| c.moved.board.hex()),
+                overflow: c.moved.overflow,
+                move_score: c.moved.score,
+                score_mean: rolled.map(|()| score_mean + f64::from(c.moved.score)),
+                score_sd: rolled.map(|()| score_sd),
+                tilesum_mean: rolled.map(|()| tilesum_mean),
+                tilesum_sd: rolled.map(|()| tilesum_sd),
+                moves_mean: rolled.map(|()| s.moves as f64 / f64::from(s.rollouts)),
+                overflows: s.overflows,
+                total: objective.total(c.moved.score, s).to_string(),
+                best: Some(c.dir) == best,
+            }
+        })
+        .collect();
+    let report = EvalReport {
+        board: board.hex(),
+        seed: a.seed,
+        rollouts: a.rollouts,
+        objective,
+        backend: engine.backend().into(),
+        adapter: engine.adapter(),
+        best: best.map(|d| d.to_string()),
+        moves,
+    };
+    if a.json {
+        return print_json(&report);
+    }
+    outln!("{board}\n");
+    if report.moves.is_empty() {
+        outln!("game over: no legal move");
+        return Ok(());
+    }
+    outln!(
+        "{:<6} {:>6} {:>12} {:>10} {:>12} {:>10} {:>10}",
+        "move",
+        "points",
+        "score mean",
+        "sd",
+        "tilesum",
+        "sd",
+        "moves"
+    );
+    for m in &report.moves {
+        let best = if m.best { "  <- best" } else { "" };
+        match (
+            m.score_mean,
+            m.score_sd,
+            m.tilesum_mean,
+            m.tilesum_sd,
+            m.moves_mean,
+        ) {
+            (Some(sm), Some(ssd), Some(tm), Some(tsd), Some(mm)) => outln!(
+                "{:<6} {:>6} {:>12.1} {:>10.1} {:>12.1} {:>10.1} {:>10.1}{best}",
+                m.dir,
+                m.move_score,
+                sm,
+                ssd,
+                tm,
+                tsd,
+                mm
+            ),
+            _ => outln!(
+                "{:<6} {:>6}   merges two 32768 tiles: ends the game, not rolled out{best}",
+                m.dir,
+                "-"
+            ),
+        }
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct ShowReport {
+    hex: String,
+    grid: String,
+    empty: u32,
+    max_tile: u32,
+    tile_sum: u32,
+    game_over: bool,
+    moves: Vec<ShownMove>,
+}
+
+#[derive(Serialize)]
+struct ShownMove {
+    dir: String,
+    board: String,
+    score: u32,
+    overflow: bool,
+}
+
+fn show(a: ShowArgs) -> anyhow::Result<()> {
+    let board = parse_board(&a.board)?;
+    let moves: Vec<ShownMove> = board
+        .legal_moves()
+        .map(|(d, m)| ShownMove {
+            dir: d.to_string(),
+            board: if m.overflow {
+                String::new()
+            } else {
+                m.board.hex()
+            },
+            score: m.score,
+            overflow: m.overflow,
+        })
+        .collect();
+    let max = board.max_exponent();
+    let report = ShowReport {
+        hex: board.hex(),
+        grid: board.one_line(),
+        empty: board.count_empty(),
+        max_tile: if max == 0 { 0 } else { 1 << max },
+        tile_sum: board.tile_sum(),
+        game_over: moves.is_empty(),
+        moves,
+    };
+    if a.json {
+        return print_json(&report);
+    }
+    outln!("{board}\n");
+    outln!("hex         {}", report.hex);
+    outln!("one line    {}", report.grid);
+    outln!(
+        "empty {}, max tile {}, tile sum {}",
+        report.empty,
+        report.max_tile,
+        report.tile_sum
+    );
+    if report.game_over {
+        outln!("game over: no legal move");
+    }
+    for m in &report.moves {
+        if m.overflow {
+            outln!(
+                "{:<6} would merge two 32768 tiles (not representable)",
+                m.dir
+            );
+        } else {
+            outln!("{:<6} +{:<6} {}", m.dir, m.score, m.board);
+        }
+    }
+    Ok(())
+}
+
+/// The `2048 train --json` object.
+#[derive(Serialize)]
+struct TrainReport {
+    /// Training games of the network written (resumed games included).
+    games: u64,
+    /// Games played by this run.
+    games_this_run: u64,
+    seed: u64,
+    alpha: f32,
+    threads: usize,
+    tuples: Vec<Vec<u8>>,
+    element: Element,
+    out: String,
+    seconds: f64,
+    moves: u64,
+    moves_per_s: f64,
+    /// Per block: games so far, mean and max score, reach rates, moves/s.
+    curve: Vec<BlockStats>,
+}
+
+fn block_line(b: &BlockStats) -> String {
+    let reach: Vec<String> = b
+        .reach
+        .iter()
+        .map(|(t, p)| format!("{t} {:5.1}%", 100.0 * p))
+        .collect();
+    format!(
+        "games {:>9}  mean {:>9.1}  max {:>7}  {}  {:>6.3} M moves/s",
+        b.games,
+        b.mean_score,
+        b.max_score,
+        reach.join("  "),
+        b.moves_per_s / 1e6
+    )
+}
+
+fn train_command(a: TrainArgs) -> anyhow::Result<()> {
+    a.compute.init("n-tuple training and its TD updates")?;
+    if !(a.alpha.is_finite() && a.alpha > 0.0) {
+        return Err(input_error(format!(
+            "--alpha must be a positive number, not {}",
+            a.alpha
+        )));
+    }
+    let out_dir = a
+        .out
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !out_dir.is_dir() {
+        return Err(input_error(format!(
+            "--out {}: the directory {} does not exist",
+            a.out.display(),
+            out_dir.display()
+        )));
+    }
+    rollsim_core::files::check_output(&a.out)?;
+    if a.resume.is_none() && !a.force && a.out.exists() {
+        return Err(input_error(format!(
+            "--out {} already exists (an earlier training, or its checkpoint); continue it with \
+             --resume {0}, or replace it with --force",
+            a.out.display()
+        )));
+    }
+    let mut net = match &a.resume {
+        Some(path) => {
+            let net = load_network(path, "--resume")?;
+            if let Some(set) = a.tuples
+                && set.tuples() != net.tuples()
+            {
+                return Err(input_error(format!(
+                    "--tuples {set:?} does not match the tuples of {}: {:?}",
+                    path.display(),
+                    net.tuples()
+                )));
+            }
+            net.into_f32()
+        }
+        None => Network::new(a.tuples.unwrap_or(TupleSet::Standard).tuples())?,
+    };
+    let already = net.games();
+    if already >= a.games {
+        return Err(input_error(format!(
+            "the network has already played {already} training games, --games {} asks for no more",
+            a.games
+        )));
+    }
+    let threads = match a.compute.threads.count {
+        Some(t) => usize::from(t),
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let seed = a.seed.unwrap_or_else(rand::random);
+    let element = if a.f16 { Element::F16 } else { Element::F32 };
+    let config = TrainConfig {
+        games: a.games - already,
+        seed,
+        alpha: a.alpha,
+        threads,
+        block: a.block,
+    };
+    if !a.json {
+        outln!(
+            "training {} games ({} to go) of {} tuples ({} weights), alpha {}, seed {seed}, {}",
+            a.games,
+            config.games,
+            net.tuples().len(),
+            net.len(),
+            a.alpha,
+            count(threads as u64, "thread")
+        );
+    }
+    let bar = super::progress_bar_with_message(config.games, "games", a.quiet);
+    let out = a.out.clone();
+    let save = |net: &Network| {
+        net.save(&out, element)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.display()))
+    };
+    let summary = train(&mut net, &config, &|n| bar.inc(n), &mut |b, net| {
+        bar.set_message(format!("mean {:.0} (last block)", b.mean_score));
+        if !a.json {
+            bar.suspend(|| outln!("{}", block_line(b)));
+        }
+        if let Some(k) = a.checkpoint_every
+            && b.games / k > (b.games - b.block_games) / k
+            && b.games < a.games
+        {
+            save(net)?;
+        }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    save(&net)?;
+    let report = TrainReport {
+        games: net.games(),
+        games_this_run: summary.games,
+        seed,
+        alpha: a.alpha,
+        threads,
+        tuples: net.tuples().to_vec(),
+        element,
+        out: a.out.display().to_string(),
+        seconds: summary.seconds,
+        moves: summary.moves,
+        moves_per_s: summary.moves_per_s,
+        curve: summary.blocks,
+    };
+    if a.json {
+        return print_json(&report);
+    }
+    outln!(
+        "{} games in {:.1} s: {:.0} moves/s; wrote {} ({}, {} training games)",
+        report.games_this_run,
+        report.seconds,
+        report.moves_per_s,
+        report.out,
+        element.name(),
+        report.games
+    );
+    Ok(())
+}

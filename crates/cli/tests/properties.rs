@@ -1,0 +1,159 @@
+//! Every parser and loader on arbitrary and damaged input: an error, never a panic. Damaged
+//! files start from valid ones (truncated, bytes flipped), so the checks past the header are
+//! reached too.
+
+use std::io::Cursor;
+
+use proptest::prelude::*;
+use rollsim_2048::ntuple::small_tuples;
+use rollsim_2048::{Element, Network};
+use rollsim_bearoff::format::{
+    Table, read_gnubg_one_sided, read_gnubg_two_sided, read_rollsim, write_gnubg_one_sided,
+    write_gnubg_two_sided, write_rollsim,
+};
+use rollsim_bearoff::two_sided::TwoSided;
+use rollsim_bearoff::{OneSided, Space};
+
+/// Text made of the pieces boards and positions are written with, and anything else.
+fn board_text() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("0".to_string()),
+        Just("2".to_string()),
+        Just("32768".to_string()),
+        Just("65536".to_string()),
+        Just("/".to_string()),
+        Just("|".to_string()),
+        Just("\n".to_string()),
+        Just(" ".to_string()),
+        Just(",".to_string()),
+        Just("_".to_string()),
+        Just("0x".to_string()),
+        Just("+".to_string()),
+        Just("-".to_string()),
+        Just("\u{feff}".to_string()),
+        "[0-9a-fA-F]{1,17}",
+        any::<String>(),
+    ];
+    prop::collection::vec(piece, 0..24).prop_map(|p| p.concat())
+}
+
+/// `bytes` damaged: cut at `cut` (a fraction of its length) and `flips` bytes xored.
+fn damaged(mut bytes: Vec<u8>, cut: f64, flips: &[(f64, u8)]) -> Vec<u8> {
+    let n = bytes.len();
+    for &(at, x) in flips {
+        if n > 0 {
+            bytes[((at * n as f64) as usize).min(n - 1)] ^= x;
+        }
+    }
+    bytes.truncate(((cut * n as f64) as usize).min(n));
+    bytes
+}
+
+fn damage() -> impl Strategy<Value = (f64, Vec<(f64, u8)>)> {
+    (
+        prop_oneof![Just(1.0), 0.0..1.0f64],
+        prop::collection::vec((0.0..1.0f64, 1..=255u8), 0..4),
+    )
+}
+
+fn one_sided_files() -> Vec<Vec<u8>> {
+    let t = OneSided::build(Space::new(3, 4).unwrap(), false);
+    let mut files = Vec::new();
+    for compressed in [true, false] {
+        let mut c = Cursor::new(Vec::new());
+        write_gnubg_one_sided(&t, compressed, false, &mut c).unwrap();
+        files.push(c.into_inner());
+    }
+    let mut r = Vec::new();
+    write_rollsim(&Table::One(t), &mut r).unwrap();
+    files.push(r);
+    files
+}
+
+fn two_sided_files() -> Vec<Vec<u8>> {
+    // The readers check structure and values, not that they solve the game.
+    let space = Space::new(3, 3).unwrap();
+    let n = space.len();
+    let t = TwoSided {
+        space,
+        win: (0..n * n).map(|i| (i % 7) as f64 / 7.0).collect(),
+        cubeful: Some(
+            (0..n * n)
+                .map(|i| [0.5, -0.25, (i % 3) as f64 / 3.0])
+                .collect(),
+        ),
+    };
+    let mut g = Vec::new();
+    write_gnubg_two_sided(&t, &mut g).unwrap();
+    let mut r = Vec::new();
+    write_rollsim(&Table::Two(t), &mut r).unwrap();
+    vec![g, r]
+}
+
+fn network_file() -> Vec<u8> {
+    let mut b = Vec::new();
+    Network::new(small_tuples())
+        .unwrap()
+        .write_to(&mut b, Element::F16)
+        .unwrap();
+    b
+}
+
+/// Every bearoff and network reader on `bytes`.
+fn read_all(bytes: &[u8]) {
+    let _ = read_rollsim(bytes);
+    let _ = read_gnubg_one_sided(bytes);
+    let _ = read_gnubg_two_sided(bytes);
+    let _ = Network::read_from(bytes);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn boards_and_positions_parse_or_fail(text in board_text()) {
+        let _ = text.parse::<rollsim_2048::Board>();
+        let _ = text.parse::<rollsim_puzzle::board::Board>();
+        for (p, c) in [(6, 15), (1, 1), (18, 15)] {
+            let _ = Space::new(p, c).unwrap().parse(&text);
+        }
+    }
+
+    #[test]
+    fn arbitrary_bytes_are_refused(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
+        read_all(&bytes);
+    }
+
+    #[test]
+    fn damaged_tables_and_networks_are_refused_or_read((cut, flips) in damage(), which in 0..6usize) {
+        let mut files = one_sided_files();
+        files.extend(two_sided_files());
+        files.push(network_file());
+        read_all(&damaged(files[which].clone(), cut, &flips));
+    }
+
+    #[test]
+    fn damaged_pattern_databases_are_refused_or_read((cut, flips) in damage()) {
+        use rollsim_puzzle::pdb::PatternDb;
+        let tiles = [1u8, 2, 3];
+        let mut bytes = Vec::new();
+        PatternDb::build(3, &tiles, &|_| {}).write_to(&mut bytes).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.pdb");
+        std::fs::write(&path, damaged(bytes, cut, &flips)).unwrap();
+        let _ = PatternDb::read(&path, 3, &tiles);
+    }
+
+    #[test]
+    fn damaged_results_files_are_refused_or_read((cut, flips) in damage(), extra in any::<String>()) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.jsonl");
+        let text = "{\"format\":\"rollsim-2048-experiment/1\",\"seed\":1,\"objective\":\"score\",\
+                    \"games\":2,\"rollouts\":[1,2],\"shard\":\"0/1\"}\n\
+                    {\"n\":1,\"game\":0,\"score\":1200,\"max_tile\":128,\"moves\":110,\"overflow\":false}\n";
+        let mut bytes = damaged(text.as_bytes().to_vec(), cut, &flips);
+        bytes.extend(extra.as_bytes());
+        std::fs::write(&path, bytes).unwrap();
+        let _ = rollsim_2048::experiment::read_results(&path);
+    }
+}

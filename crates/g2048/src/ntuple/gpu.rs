@@ -1,0 +1,336 @@
+//! Bulk n-tuple values on the GPU: host side of `shaders/ntuple_value.wgsl`.
+//!
+//! The weights are uploaded once and stay resident: f32 weights one per word, f16 weights two
+//! per word, in bindings of 2^25 words (128 MiB, the storage binding limit every adapter
+//! offers), so the standard 4x6-tuple network takes two bindings as f32 and one as f16. Each
+//! call uploads the boards, runs one dispatch per batch and reads back one f32 per board.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::Board;
+use crate::ntuple::{Element, Network};
+use rollsim_gpu::{Gpu, GpuError, Kernel, dynamic, grid, layout_entry, whole};
+
+/// Bulk n-tuple network values: `shaders/ntuple_value.wgsl`, twin of
+/// [`crate::ntuple::Network::value`].
+pub const KERNEL: Kernel = Kernel {
+    name: "ntuple_value",
+    parts: &[include_str!("../../shaders/ntuple_value.wgsl")],
+};
+
+/// Words per weight binding: 128 MiB.
+const CHUNK_WORDS: usize = 1 << 25;
+/// Weight bindings in the kernel.
+const CHUNKS: usize = 4;
+/// Boards per dispatch: a million boards is a few milliseconds of lookups on a desktop GPU.
+const BOARDS_PER_DISPATCH: usize = 1 << 20;
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct Params {
+    count: u32,
+    tuples: u32,
+    f16: u32,
+    groups_x: u32,
+}
+
+/// A bind group entry for a buffer from `offset` to its end.
+fn window(binding: u32, buffer: &wgpu::Buffer, offset: u64) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer,
+            offset,
+            size: None,
+        }),
+    }
+}
+
+/// A network resident on the GPU.
+pub struct GpuNetwork {
+    gpu: &'static Gpu,
+    pipeline: wgpu::ComputePipeline,
+    layout: wgpu::BindGroupLayout,
+    params: wgpu::Buffer,
+    features: wgpu::Buffer,
+    weights: Vec<wgpu::Buffer>,
+    tuples: u32,
+    f16: bool,
+    /// Board and value buffers, grown as needed: (capacity in boards, boards, values, readback).
+    io: Option<(usize, wgpu::Buffer, wgpu::Buffer, wgpu::Buffer)>,
+}
+
+/// The network's weights as the kernel reads them: f32 bits, or f16 bits two to a word (the
+/// even weight in the low half).
+fn weight_words(net: &Network) -> Vec<u32> {
+    match net.element() {
+        Element::F32 => net.weights_f32().iter().map(|w| w.to_bits()).collect(),
+        Element::F16 => net
+            .weights_f16_bits()
+            .chunks(2)
+            .map(|p| u32::from(p[0]) | u32::from(p.get(1).copied().unwrap_or(0)) << 16)
+            .collect(),
+    }
+}
+
+impl GpuNetwork {
+    pub fn new(gpu: &'static Gpu, net: &Network) -> Result<GpuNetwork, GpuError> {
+        let words = weight_words(net);
+        if words.len() > CHUNK_WORDS * CHUNKS {
+            return Err(GpuError::Unsupported(format!(
+                "a network of {} weights needs more than {CHUNKS} weight bindings",
+                net.len()
+            )));
+        }
+        let tuples = net.tuples().len();
+        let mut features: Vec<u32> = net
+            .tuples()
+            .iter()
+            .zip(net.offsets())
+            .flat_map(|(t, o)| [t.len() as u32, o as u32])
+            .collect();
+        for t in 0..tuples {
+            for s in 0..8 {
+                let mut cells = net.feature_cells(t, s);
+                cells.resize(6, 0);
+                features.extend(cells.iter().map(|&c| u32::from(c)));
+            }
+        }
+        use wgpu::BufferBindingType as B;
+        use wgpu::BufferUsages as U;
+        let features = gpu.buffer_with(
+            "tuple features",
+            bytemuck::cast_slice(&features),
+            U::STORAGE,
+        )?;
+        let mut weights = Vec::with_capacity(CHUNKS);
+        for c in 0..CHUNKS {
+            let part = words.chunks(CHUNK_WORDS).nth(c).unwrap_or(&[0]);
+            weights.push(gpu.buffer_with(
+                "network weights",
+                bytemuck::cast_slice(part),
+                U::STORAGE,
+            )?);
+        }
+        let read = B::Storage { read_only: true };
+        let layout = gpu
+            .device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("ntuple_value"),
+                entries: &[
+                    layout_entry(0, B::Uniform, true),
+                    layout_entry(1, read, false),
+                    layout_entry(2, read, false),
+                    layout_entry(3, B::Storage { read_only: false }, false),
+                    layout_entry(4, read, false),
+                    layout_entry(5, read, false),
+                    layout_entry(6, read, false),
+                    layout_entry(7, read, false),
+                ],
+            });
+        let pipeline_layout = gpu
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("ntuple_value"),
+                bind_group_layouts: &[Some(&layout)],
+                immediate_size: 0,
+            });
+        let pipeline = gpu.pipeline(&KERNEL, Some(&pipeline_layout))?;
+        let params = gpu.buffer("ntuple params", 256 * 64, U::UNIFORM | U::COPY_DST)?;
+        Ok(GpuNetwork {
+            gpu,
+            pipeline,
+            layout,
+            params,
+            features,
+            weights,
+            tuples: tuples as u32,
+            f16: net.element() == Element::F16,
+            io: None,
+        })
+    }
+
+    /// The values of `boards`, as [`Network::value`] computes them.
+    pub fn values(&mut self, boards: &[Board]) -> Result<Vec<f32>, GpuError> {
+        let mut out = Vec::with_capacity(boards.len());
+        // 64 parameter slots of 256 bytes: up to 64 dispatches a submission.
+        for batch in boards.chunks(BOARDS_PER_DISPATCH * 64) {
+            out.extend(self.values_batch(batch)?);
+        }
+        Ok(out)
+    }
+
+    fn values_batch(&mut self, boards: &[Board]) -> Result<Vec<f32>, GpuError> {
+        let g = self.gpu;
+        use wgpu::BufferUsages as U;
+        let n = boards.len().max(1);
+        if self.io.as_ref().is_none_or(|io| io.0 < n) {
+            let cap = n.next_power_of_two();
+            self.io = Some((
+                cap,
+                g.buffer("boards", 8 * cap as u64, U::STORAGE | U::COPY_DST)?,
+                g.buffer("values", 4 * cap as u64, U::STORAGE | U::COPY_SRC)?,
+                g.buffer("values readback", 4 * cap as u64, U::MAP_READ | U::COPY_DST)?,
+            ));
+        }
+        let (_, board_buf, value_buf, read) = self.io.as_ref().expect("just ensured");
+        let raw: Vec<[u32; 2]> = boards
+            .iter()
+            .map(|b| [b.raw as u32, (b.raw >> 32) as u32])
+            .collect();
+        g.queue
+            .write_buffer(board_buf, 0, bytemuck::cast_slice(&raw));
+        let stride = g.limits.min_uniform_buffer_offset_alignment.max(16) as usize;
+        let max_dim = g.limits.max_compute_workgroups_per_dimension;
+        let mut params = vec![0u8; 256 * 64];
+        let mut shapes = Vec::new();
+        for (d, start) in (0..boards.len()).step_by(BOARDS_PER_DISPATCH).enumerate() {
+            let count = (boards.len() - start).min(BOARDS_PER_DISPATCH) as u32;
+            let (x, y) = grid(count.div_ceil(64), max_dim);
+            let p = Params {
+                count,
+                tuples: self.tuples,
+                f16: u32::from(self.f16),
+                groups_x: x,
+            };
+            params[d * stride..d * stride + 16].copy_from_slice(bytemuck::bytes_of(&p));
+            shapes.push((start, x, y));
+        }
+        g.queue.write_buffer(&self.params, 0, &params);
+        let mut enc = g
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("ntuple values"),
+            });
+        for (d, &(start, x, y)) in shapes.iter().enumerate() {
+            // Each dispatch sees its own window of boards and values.
+            let mut entries = vec![
+                dynamic(0, &self.params, 16),
+                window(1, board_buf, 8 * start as u64),
+                whole(2, &self.features),
+                window(3, value_buf, 4 * start as u64),
+            ];
+            entries.extend(
+                self.weights
+                    .iter()
+                    .enumerate()
+                    .map(|(c, w)| whole(4 + c as u32, w)),
+            );
+            let bind_group = g.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("ntuple_value"),
+                layout: &self.layout,
+                entries: &entries,
+            });
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("ntuple_value"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, &bind_group, &[(d * stride) as u32]);
+            pass.dispatch_workgroups(x, y, 1);
+        }
+        let bytes = 4 * boards.len() as u64;
+        enc.copy_buffer_to_buffer(value_buf, 0, read, 0, bytes.max(4));
+        g.submit_and_wait(enc, "looking up network values")?;
+        let mut words = g.read_words(&[(read, bytes.max(4))])?;
+        let mut values: Vec<f32> = words.remove(0).into_iter().map(f32::from_bits).collect();
+        values.truncate(boards.len());
+        Ok(values)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The kernel parses and validates with naga: no GPU needed.
+    #[test]
+    fn ntuple_kernel_validates_with_naga() {
+        KERNEL.validate().unwrap();
+    }
+    use crate::ntuple::{small_tuples, standard_tuples};
+    use rollsim_core::rng::Stream;
+
+    fn random_boards(count: usize, seed: u64) -> Vec<Board> {
+        let mut rng = Stream::new(seed, [7, 7, 7]);
+        (0..count)
+            .map(|_| {
+                let raw = (0..16).fold(0u64, |r, c| r | u64::from(rng.below(12)) << (4 * c));
+                Board::from_raw(raw)
+            })
+            .collect()
+    }
+
+    fn randomise(net: &mut Network, seed: u64, count: usize) {
+        let mut rng = Stream::new(seed, [1, 2, 3]);
+        let n = net.len() as u32;
+        for _ in 0..count {
+            let i = rng.below(n) as usize;
+            let v = (f64::from(rng.next_u32()) / 4e6 - 500.0) as f32;
+            net.set_weight(i, v);
+        }
+    }
+
+    /// The same f32 additions in the same order: equal to the last bit on lavapipe; the
+    /// promise for any driver is a relative 1e-6.
+    fn assert_values(gpu: &[f32], cpu: &[f32]) {
+        let same = gpu
+            .iter()
+            .zip(cpu)
+            .filter(|(a, b)| a.to_bits() == b.to_bits())
+            .count();
+        eprintln!("{same} of {} values bit-identical", gpu.len());
+        for (a, b) in gpu.iter().zip(cpu) {
+            assert!((a - b).abs() <= 1e-6 * b.abs().max(1.0), "{a} vs {b}");
+        }
+    }
+
+    #[test]
+    fn gpu_values_equal_cpu_values() {
+        let Some(gpu) = rollsim_gpu::test_gpu("gpu_values_equal_cpu_values") else {
+            return;
+        };
+        let mut net = Network::new(small_tuples()).unwrap();
+        randomise(&mut net, 1, 200_000);
+        let boards = random_boards(5000, 2);
+        let cpu: Vec<f32> = boards.iter().map(|&b| net.value(b)).collect();
+        let mut g = GpuNetwork::new(gpu, &net).unwrap();
+        assert_values(&g.values(&boards).unwrap(), &cpu);
+        // An empty call and a second, different batch on the same buffers.
+        assert!(g.values(&[]).unwrap().is_empty());
+        assert_values(&g.values(&boards[..17]).unwrap(), &cpu[..17]);
+    }
+
+    #[test]
+    fn gpu_f16_values_equal_cpu_values() {
+        let Some(gpu) = rollsim_gpu::test_gpu("gpu_f16_values_equal_cpu_values") else {
+            return;
+        };
+        let mut net = Network::new(small_tuples()).unwrap();
+        randomise(&mut net, 5, 200_000);
+        // Subnormal, zero and negative-zero f16 weights too.
+        for (i, v) in [(0, 3e-6f32), (1, -5e-8), (2, -0.0), (16, 1e-7)] {
+            net.set_weight(i, v);
+        }
+        let net = net.into_f16();
+        let mut boards = random_boards(3000, 6);
+        boards.push(Board::EMPTY);
+        let cpu: Vec<f32> = boards.iter().map(|&b| net.value(b)).collect();
+        let mut g = GpuNetwork::new(gpu, &net).unwrap();
+        assert_values(&g.values(&boards).unwrap(), &cpu);
+    }
+
+    #[test]
+    fn standard_network_split_across_bindings() {
+        let Some(gpu) = rollsim_gpu::test_gpu("standard_network_split_across_bindings") else {
+            return;
+        };
+        // 2^26 f32 weights: two 128 MiB bindings, weights in both.
+        let mut net = Network::new(standard_tuples()).unwrap();
+        randomise(&mut net, 3, 100_000);
+        let boards = random_boards(2000, 4);
+        let cpu: Vec<f32> = boards.iter().map(|&b| net.value(b)).collect();
+        let mut g = GpuNetwork::new(gpu, &net).unwrap();
+        assert_values(&g.values(&boards).unwrap(), &cpu);
+    }
+}

@@ -1,0 +1,330 @@
+//! Temporal-difference learning of n-tuple networks (Szubert & Jaśkowski 2014, "Temporal
+//! difference learning of n-tuple networks for the game 2048"): TD(0) on afterstates.
+//!
+//! A training game is played greedily by the network being trained: from each state it takes
+//! the move maximising `reward + V(afterstate)`. Once that move is chosen, the previous
+//! afterstate's value moves toward it: `V(s'_{t-1}) += α/F (r_t + V(s'_t) - V(s'_{t-1}))`, with
+//! `F` the features per board ([`Network::features`]); when the game ends, the last afterstate
+//! moves toward 0. Games draw their spawns from `Stream::game(seed, index)`, index counting
+//! every training game the network has played (so a resumed run continues the sequence), and
+//! nothing else is random: a one-thread run is reproducible bit for bit from its seed.
+//!
+//! With several threads, each block of games is shared out game by game (an atomic counter) and
+//! the threads update the same weights without locks (see [`super::ntuple`]): runs are then no
+//! longer bit-reproducible, as updates interleave differently, but learn as well per game.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::ntuple::{Element, Features, Network};
+use super::play::{Afterstates, Game, GameState};
+
+/// Settings of a training run.
+#[derive(Clone, Debug)]
+pub struct TrainConfig {
+    /// Games to play in this run.
+    pub games: u64,
+    pub seed: u64,
+    /// The learning rate, spread over the features: each weight moves by `alpha / features`
+    /// times the TD error.
+    pub alpha: f32,
+    pub threads: usize,
+    /// Games per reported block.
+    pub block: u64,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            games: 1000,
+            seed: 0,
+            alpha: 0.1,
+            threads: 1,
+            block: 1000,
+        }
+    }
+}
+
+/// How one block of training games went.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct BlockStats {
+    /// Training games of the network at the end of the block (resumed games included).
+    pub games: u64,
+    /// Games in this block.
+    pub block_games: u64,
+    pub mean_score: f64,
+    pub max_score: u64,
+    /// Fraction of the block's games whose largest tile reached 2048, 4096, 8192, 16384, 32768.
+    pub reach: BTreeMap<u32, f64>,
+    pub moves: u64,
+    pub seconds: f64,
+    pub moves_per_s: f64,
+}
+
+/// A whole run.
+#[derive(Clone, Debug, Serialize)]
+pub struct TrainSummary {
+    /// Games played in this run.
+    pub games: u64,
+    pub moves: u64,
+    pub seconds: f64,
+    pub moves_per_s: f64,
+    pub blocks: Vec<BlockStats>,
+}
+
+/// One finished training game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameResult {
+    pub score: u64,
+    pub moves: u32,
+    pub max_exponent: u8,
+}
+
+/// Plays training game `index` under `seed` greedily with `net`, updating it as it goes, with
+/// each weight's step `step` (the learning rate divided by the features per board). Each
+/// afterstate's feature indexes are extracted once, to value it; the chosen one's are kept for
+/// its update a move later.
+pub fn train_game(net: &Network, seed: u64, index: u32, step: f32) -> GameResult {
+    /// The row of the features that holds the previous afterstate's.
+    const PREV: usize = 4;
+    let mut g = Game::new(seed, index);
+    let mut features = Features::new(net, PREV + 1);
+    let mut values = [0f32; 4];
+    let mut has_prev = false;
+    while g.is_running() {
+        let a = Afterstates::of(g.board);
+        net.values4_indexed(&a.boards[..a.len], &mut values, &mut features);
+        let Some((k, value)) = a.best(&values[..a.len]) else {
+            match a.overflow {
+                // Only two 32768 tiles left to merge: the game cannot go on.
+                Some((_, m)) => g.play(m),
+                None => g.state = GameState::Over,
+            }
+            break;
+        };
+        if has_prev {
+            net.td_update_indexed(features.row(PREV), value, step);
+        }
+        features.copy_row(k, PREV);
+        has_prev = true;
+        g.play(a.moves[k].1);
+    }
+    if has_prev {
+        net.td_update_indexed(features.row(PREV), 0.0, step);
+    }
+    GameResult {
+        score: g.score,
+        moves: g.moves,
+        max_exponent: g.board.max_exponent(),
+    }
+}
+
+fn block_stats(games: u64, results: &[GameResult], seconds: f64) -> BlockStats {
+    let n = results.len().max(1) as f64;
+    let moves: u64 = results.iter().map(|r| u64::from(r.moves)).sum();
+    BlockStats {
+        games,
+        block_games: results.len() as u64,
+        mean_score: results.iter().map(|r| r.score as f64).sum::<f64>() / n,
+        max_score: results.iter().map(|r| r.score).max().unwrap_or(0),
+        reach: (11..=15)
+            .map(|e| {
+                let hit = results.iter().filter(|r| r.max_exponent >= e).count();
+                (1u32 << e, hit as f64 / n)
+            })
+            .collect(),
+        moves,
+        seconds,
+        moves_per_s: moves as f64 / seconds.max(1e-9),
+    }
+}
+
+/// Trains `net` (which must hold f32 weights) for `config.games` games, numbered on from
+/// `net.games()`, in blocks of `config.block`. After each block the network's game count is
+/// advanced and `on_block` sees the block's statistics and the network (to checkpoint it, say;
+/// an error from it stops the run). `progress` is called with 1 per finished game.
+pub fn train(
+    net: &mut Network,
+    config: &TrainConfig,
+    progress: &(dyn Fn(u64) + Sync),
+    on_block: &mut dyn FnMut(&BlockStats, &Network) -> anyhow::Result<()>,
+) -> anyhow::Result<TrainSummary> {
+    anyhow::ensure!(
+        net.element() == Element::F32,
+        "training needs f32 weights (convert with Network::into_f32)"
+    );
+    anyhow::ensure!(config.block > 0, "the block size must be at least 1");
+    let last = net.games().checked_add(config.games);
+    anyhow::ensure!(
+        last.is_some_and(|l| l <= 1 << 32),
+        "game indices run past 2^32 ({} trained + {} more)",
+        net.games(),
+        config.games
+    );
+    let step = config.alpha / net.features() as f32;
+    let threads = config.threads.max(1);
+    let start = Instant::now();
+    let mut blocks = Vec::new();
+    let mut done = 0;
+    while done < config.games {
+        let n = config.block.min(config.games - done);
+        let first = net.games();
+        let t0 = Instant::now();
+        let shared: &Network = net;
+        let game = |i: u64| {
+            let r = train_game(shared, config.seed, (first + i) as u32, step);
+            progress(1);
+            r
+        };
+        let results: Vec<GameResult> = if threads == 1 {
+            (0..n).map(game).collect()
+        } else {
+            let next = AtomicU64::new(0);
+            std::thread::scope(|s| {
+                let handles: Vec<_> = (0..threads)
+                    .map(|_| {
+                        s.spawn(|| {
+                            let mut out = Vec::new();
+                            loop {
+                                let i = next.fetch_add(1, Ordering::Relaxed);
+                                if i >= n {
+                                    break out;
+                                }
+                                out.push(game(i));
+                            }
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .flat_map(|h| h.join().expect("training thread panicked"))
+                    .collect()
+            })
+        };
+        net.set_games(first + n);
+        done += n;
+        let stats = block_stats(first + n, &results, t0.elapsed().as_secs_f64());
+        on_block(&stats, net)?;
+        blocks.push(stats);
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let moves = blocks.iter().map(|b| b.moves).sum();
+    Ok(TrainSummary {
+        games: done,
+        moves,
+        seconds,
+        moves_per_s: moves as f64 / seconds.max(1e-9),
+        blocks,
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::ntuple::small_tuples;
+    use crate::play::{PlayConfig, PlayerKind, play_batch};
+    use crate::{CpuEngine, Objective};
+    use std::sync::{Arc, OnceLock};
+
+    fn run(net: &mut Network, games: u64, seed: u64, threads: usize) -> TrainSummary {
+        let config = TrainConfig {
+            games,
+            seed,
+            threads,
+            block: 500,
+            ..TrainConfig::default()
+        };
+        train(net, &config, &|_| {}, &mut |_, _| Ok(())).unwrap()
+    }
+
+    /// A small network trained for 3,000 one-thread games, shared by the tests that need one.
+    pub(crate) fn trained_small() -> Arc<Network> {
+        static NET: OnceLock<Arc<Network>> = OnceLock::new();
+        NET.get_or_init(|| {
+            let mut net = Network::new(small_tuples()).unwrap();
+            run(&mut net, 3000, 11, 1);
+            Arc::new(net)
+        })
+        .clone()
+    }
+
+    fn mean_score(player: PlayerKind, net: Option<Arc<Network>>, games: u32, depth: u32) -> f64 {
+        let config = PlayConfig {
+            first: 0,
+            player,
+            games,
+            seed: 99,
+            rollouts: 1,
+            objective: Objective::Score,
+            network: net,
+            depth,
+        };
+        let p = play_batch(&config, &mut CpuEngine, &|_| {}).unwrap();
+        p.games.iter().map(|g| g.score as f64).sum::<f64>() / f64::from(games)
+    }
+
+    #[test]
+    fn learning_makes_greedy_play_far_better_than_random() {
+        let net = trained_small();
+        assert_eq!(net.games(), 3000);
+        let random = mean_score(PlayerKind::Random, None, 200, 1);
+        let greedy = mean_score(PlayerKind::Ntuple, Some(net), 100, 1);
+        // Random play averages about 1,100 points; 3,000 training games of the small network
+        // reach several times that.
+        assert!(greedy > 3.0 * random, "greedy {greedy}, random {random}");
+    }
+
+    #[test]
+    fn one_thread_runs_reproduce_and_resume_exactly() {
+        let mut a = Network::new(small_tuples()).unwrap();
+        let sa = run(&mut a, 600, 5, 1);
+        let mut b = Network::new(small_tuples()).unwrap();
+        run(&mut b, 300, 5, 1);
+        // Through the file format, as a resumed run would be.
+        let mut bytes = Vec::new();
+        b.write_to(&mut bytes, Element::F32).unwrap();
+        let mut b = Network::read_from(&bytes[..]).unwrap();
+        assert_eq!(b.games(), 300);
+        let sb = run(&mut b, 300, 5, 1);
+        assert_eq!(a.games(), 600);
+        assert_eq!(b.games(), 600);
+        assert_eq!(a.weights_f32(), b.weights_f32());
+        assert_eq!(sa.blocks.last().unwrap().games, 600);
+        assert_eq!(sb.blocks[0].games, 600);
+        assert!(a.weights_f32().iter().any(|&w| w != 0.0));
+    }
+
+    #[test]
+    fn multi_threaded_training_learns_and_counts_every_game() {
+        let mut net = Network::new(small_tuples()).unwrap();
+        let s = run(&mut net, 1000, 3, 2);
+        assert_eq!(net.games(), 1000);
+        assert_eq!(s.blocks.len(), 2);
+        assert_eq!(s.blocks.iter().map(|b| b.block_games).sum::<u64>(), 1000);
+        assert!(s.blocks[1].mean_score > s.blocks[0].mean_score * 0.8);
+        assert!(net.weights_f32().iter().all(|w| w.is_finite()));
+    }
+
+    #[test]
+    fn blocks_report_partial_last_blocks_and_refuse_f16() {
+        let mut net = Network::new(vec![vec![0, 1, 2]]).unwrap();
+        let config = TrainConfig {
+            games: 7,
+            block: 3,
+            ..TrainConfig::default()
+        };
+        let mut seen = Vec::new();
+        let s = train(&mut net, &config, &|_| {}, &mut |b, n| {
+            seen.push((b.games, b.block_games, n.games()));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen, [(3, 3, 3), (6, 3, 6), (7, 1, 7)]);
+        assert_eq!(s.games, 7);
+        let mut f16 = net.into_f16();
+        assert!(train(&mut f16, &config, &|_| {}, &mut |_, _| Ok(())).is_err());
+    }
+}

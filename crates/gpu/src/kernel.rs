@@ -1,0 +1,146 @@
+//! A WGSL kernel: its parts, composed in order, and its validation with naga.
+//!
+//! WGSL has no imports: a kernel is the concatenation of its parts, shared parts first. The
+//! shared parts declare only functions, constants and the bindings of group 0 they document.
+//! Each game crate defines its kernels beside their CPU twins; this crate holds only what no
+//! game owns: the Philox generator.
+
+/// A kernel: a name and its WGSL parts in order.
+pub struct Kernel {
+    pub name: &'static str,
+    pub parts: &'static [&'static str],
+}
+
+impl Kernel {
+    pub fn source(&self) -> String {
+        self.parts.concat()
+    }
+
+    /// Parses and validates the kernel with naga, the shader compiler inside wgpu (no GPU
+    /// needed), and checks it has a `main` entry point. f64 is allowed: the kernels that use
+    /// it run only where the adapter has it.
+    pub fn validate(&self) -> Result<(), String> {
+        let source = self.source();
+        let module = naga::front::wgsl::parse_str(&source)
+            .map_err(|e| format!("{}: {}", self.name, e.emit_to_string(&source)))?;
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::FLOAT64,
+        )
+        .validate(&module)
+        .map_err(|e| format!("{}: {}", self.name, e.emit_to_string(&source)))?;
+        if module.entry_points.iter().any(|e| e.name == "main") {
+            Ok(())
+        } else {
+            Err(format!("{} has no main", self.name))
+        }
+    }
+}
+
+/// Philox4x32-10 and random streams: `shaders/philox.wgsl`, twin of `rollsim_core::rng`.
+pub const PHILOX: &str = include_str!("../shaders/philox.wgsl");
+
+/// Raw Philox blocks and bounded draws, checked against `rollsim_core::rng` and its known
+/// answers.
+pub const PHILOX_CHECK: Kernel = Kernel {
+    name: "philox_check",
+    parts: &[PHILOX, include_str!("../shaders/philox_check.wgsl")],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_philox_check_validates_with_naga() {
+        PHILOX_CHECK.validate().unwrap();
+    }
+
+    /// The WGSL generator against the Rust one, on the known answers and on random inputs.
+    #[test]
+    fn wgsl_philox_equals_rust_philox() {
+        use crate::test_gpu;
+        use rollsim_core::rng::{Stream, philox4x32_10};
+        let Some(g) = test_gpu("wgsl_philox_equals_rust_philox") else {
+            return;
+        };
+        let mut inputs: Vec<[u32; 8]> = vec![
+            [0, 0, 0, 0, 0, 0, 1, 0],
+            [
+                u32::MAX,
+                u32::MAX,
+                u32::MAX,
+                u32::MAX,
+                u32::MAX,
+                u32::MAX,
+                10,
+                0,
+            ],
+            [
+                0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0, 24, 0,
+            ],
+        ];
+        let mut src = Stream::new(99, [1, 2, 3]);
+        let bounds = [1, 2, 3, 10, 24, 160, 1 << 31, u32::MAX];
+        for i in 0..253 {
+            let mut row: [u32; 8] = std::array::from_fn(|_| src.next_u32());
+            row[6] = bounds[i % bounds.len()];
+            inputs.push(row);
+        }
+        let bytes: &[u8] = bytemuck::cast_slice(&inputs);
+        let input = g
+            .buffer_with("philox inputs", bytes, wgpu::BufferUsages::STORAGE)
+            .unwrap();
+        use wgpu::BufferUsages as U;
+        let output = g
+            .buffer(
+                "philox outputs",
+                bytes.len() as u64,
+                U::STORAGE | U::COPY_SRC,
+            )
+            .unwrap();
+        let read = g
+            .buffer(
+                "philox readback",
+                bytes.len() as u64,
+                U::MAP_READ | U::COPY_DST,
+            )
+            .unwrap();
+        let pipeline = g.pipeline(&PHILOX_CHECK, None).unwrap();
+        let bind = g.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: input.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: output.as_entire_binding(),
+                },
+            ],
+        });
+        let mut enc = g.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bind, &[]);
+            pass.dispatch_workgroups((inputs.len() as u32).div_ceil(64), 1, 1);
+        }
+        enc.copy_buffer_to_buffer(&output, 0, &read, 0, bytes.len() as u64);
+        g.submit_and_wait(enc, "philox check").unwrap();
+        let out = g
+            .read_words(&[(&read, bytes.len() as u64)])
+            .unwrap()
+            .remove(0);
+        for (i, inp) in inputs.iter().enumerate() {
+            let block = philox4x32_10([inp[0], inp[1], inp[2], inp[3]], [inp[4], inp[5]]);
+            let seed = u64::from(inp[4]) | u64::from(inp[5]) << 32;
+            let mut s = Stream::new(seed, [inp[1], inp[2], inp[3]]);
+            let draws: Vec<u32> = (0..4).map(|_| s.below(inp[6])).collect();
+            assert_eq!(&out[8 * i..8 * i + 4], &block, "block {i}");
+            assert_eq!(&out[8 * i + 4..8 * i + 8], &draws[..], "draws {i}");
+        }
+    }
+}
