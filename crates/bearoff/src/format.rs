@@ -1074,8 +1074,8 @@ mod tests {
             "the two lengths differ in practice"
         );
         // Round trip through a file written atomically.
-        let dir = std::env::temp_dir().join(format!("rollsim-format-test-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let path = dir.join("os6.rsb");
         let borrowed = Table::One(OneSided {
             space: t.space,

@@ -520,7 +520,7 @@ fn negative_numbers_are_refused_by_the_option_they_were_given_to() {
 #[test]
 fn probing_for_a_gpu_prints_nothing_of_the_drivers() {
     // Mesa complains on stderr when XDG_RUNTIME_DIR is unset; rollsim gives it a private one.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rollsim"))
+    let out = rollsim_command()
         .args(["2048", "eval", "0x2000000000000011", "--rollouts", "4"])
         .env_remove("XDG_RUNTIME_DIR")
         .output()

@@ -189,7 +189,7 @@ fn a_killed_build_resumes_to_the_same_bytes() {
         "-q",
     ];
     // 49 levels a pass: killed in the cubeful pass, after 70 checkpoints.
-    let killed = Command::new(env!("CARGO_BIN_EXE_rollsim"))
+    let killed = rollsim_command()
         .args(args)
         .env("ROLLSIM_TEST_KILL_AFTER_CHECKPOINTS", "70")
         .output()

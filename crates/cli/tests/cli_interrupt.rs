@@ -23,7 +23,7 @@ fn a_signal_during_a_write_removes_its_temporary_file() {
     for signal in ["INT", "TERM"] {
         let dir = TempDir::new(&format!("signal-{signal}"));
         // The streamed gnubg build sweeps inside its atomic write: seconds with a temporary.
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rollsim"))
+        let mut child = rollsim_command()
             .args([
                 "bearoff", "build", "--points", "9", "--format", "gnubg", "-q",
             ])
@@ -100,7 +100,7 @@ fn a_second_writer_of_one_results_file_is_refused_naming_the_first() {
         "cpu",
         "-q",
     ];
-    let mut first = Command::new(env!("CARGO_BIN_EXE_rollsim"))
+    let mut first = rollsim_command()
         .args(args)
         .stdout(Stdio::null())
         .spawn()

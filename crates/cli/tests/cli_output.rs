@@ -9,7 +9,7 @@ use common::*;
 
 /// Runs `rollsim` with its standard output going to `stdout`.
 fn rollsim_into(args: &[&str], stdout: Stdio) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rollsim"))
+    rollsim_command()
         .args(args)
         .stdout(stdout)
         .stderr(Stdio::piped())

@@ -1202,8 +1202,8 @@ mod tests {
 
     #[test]
     fn save_and_load_files_atomically_and_check_sizes_first() {
-        let dir = std::env::temp_dir().join(format!("rollsim-ntuple-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let path = dir.join("net.bin");
         let net = integer_network(small_tuples(), 7);
         net.save(&path, Element::F16).unwrap();

@@ -634,8 +634,8 @@ mod tests {
 
     #[test]
     fn files_round_trip_and_corruption_is_caught() {
-        let dir = std::env::temp_dir().join(format!("rollsim-pdb-test-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("cache");
         let tiles = [1u8, 2, 3];
         let (db, src) = load_or_build(Some(&dir), 4, &tiles, &Silent);
         assert!(

@@ -5,12 +5,20 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+/// The `rollsim` binary as a command, its cache (pattern databases) in cargo's scratch directory
+/// for tests rather than the developer's `~/.cache`.
+pub fn rollsim_command() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_rollsim"));
+    c.env(
+        "XDG_CACHE_HOME",
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cache"),
+    );
+    c
+}
+
 /// Runs the `rollsim` binary.
 pub fn rollsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rollsim"))
-        .args(args)
-        .output()
-        .expect("run rollsim")
+    rollsim_command().args(args).output().expect("run rollsim")
 }
 
 /// Runs `rollsim`, which must succeed and print one JSON object on stdout.
@@ -34,15 +42,16 @@ pub fn assert_input_error(args: &[&str], says: &str) {
     assert!(!err.contains("panicked"), "{err}");
 }
 
-/// A fresh directory for one test's files, removed when dropped.
-pub struct TempDir(pub PathBuf);
+/// A fresh directory for one test's files (from `tempfile`), removed when dropped.
+pub struct TempDir(pub PathBuf, #[allow(dead_code)] tempfile::TempDir);
 
 impl TempDir {
     pub fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("rollsim-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("rollsim-{name}-"))
+            .tempdir()
+            .unwrap();
+        TempDir(dir.path().to_path_buf(), dir)
     }
 
     /// The path of `name` in the directory, as a string for command lines.
@@ -52,11 +61,5 @@ impl TempDir {
 
     pub fn path(&self, name: &str) -> PathBuf {
         self.0.join(name)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
