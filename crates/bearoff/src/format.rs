@@ -1086,7 +1086,7 @@ mod tests {
         });
         rollsim_core::files::write_atomically(&path, |w| write_rollsim(&borrowed, w)).unwrap();
         let bytes = fs::read(&path).unwrap();
-        fs::remove_dir_all(&dir).unwrap();
+        fs::remove_dir_all(dir).unwrap();
         assert_eq!(&bytes[..8], b"RSBEAROF");
         assert_eq!(
             &bytes[48..112],

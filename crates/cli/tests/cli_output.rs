@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use common::*;
 

@@ -1211,7 +1211,7 @@ mod tests {
         assert_eq!(back.element(), Element::F16);
         assert_eq!(back.weights_f16_bits(), net.weights_f16_bits());
         // Nothing left beside it.
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        assert_eq!(std::fs::read_dir(dir).unwrap().count(), 1);
         let data = std::fs::read(&path).unwrap();
         std::fs::write(&path, &data[..data.len() - 100]).unwrap();
         let e = Network::load(&path).unwrap_err();
@@ -1228,12 +1228,12 @@ mod tests {
             Err(NetworkError::NotFinite { index: 3, .. })
         ));
         assert_eq!(std::fs::read(&path).unwrap().len(), data.len() - 100);
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        assert_eq!(std::fs::read_dir(dir).unwrap().count(), 1);
         assert!(matches!(
             Network::load(&dir.join("missing")),
             Err(NetworkError::Io(_))
         ));
-        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
