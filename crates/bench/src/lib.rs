@@ -10,6 +10,11 @@ use rollsim_2048::Game;
 pub use rollsim_2048::rollout::sample_roots;
 use rollsim_2048::rollout::{RolloutEngine, Root};
 
+/// What a CPU figure ran on: "N threads", the pool's size.
+fn cpu_threads() -> String {
+    text::count(rayon::current_num_threads(), "thread")
+}
+
 /// One measured figure.
 #[derive(Clone, Debug, Serialize)]
 pub struct Measurement {
@@ -64,7 +69,7 @@ pub fn random_playouts(threads: usize, min_seconds: f64) -> anyhow::Result<Measu
             "2048 random playouts, all threads".into()
         },
         backend: "cpu".into(),
-        on: text::count(threads as u64, "thread"),
+        on: text::count(threads, "thread"),
         figure: moves as f64 / secs,
         unit: "moves/s".into(),
         extra: vec![("games/s".into(), games as f64 / secs)],
@@ -91,9 +96,7 @@ pub fn rollouts(
     Ok(Measurement {
         workload: format!("2048 mc rollouts ({} roots x {n})", roots.len()),
         backend: engine.backend().into(),
-        on: engine
-            .adapter()
-            .unwrap_or_else(|| text::count(rayon::current_num_threads() as u64, "thread")),
+        on: engine.adapter().unwrap_or_else(cpu_threads),
         figure: rollouts as f64 / secs,
         unit: "rollouts/s".into(),
         extra: vec![("moves/s".into(), moves as f64 / secs)],
@@ -154,7 +157,7 @@ pub fn bearoff_build(
         backend: if gpu.is_some() { "gpu" } else { "cpu" }.into(),
         on: match gpu {
             Some(g) => g.adapter.name.clone(),
-            None => text::count(rayon::current_num_threads() as u64, "thread"),
+            None => cpu_threads(),
         },
         figure: secs,
         unit: "s".into(),
@@ -192,7 +195,7 @@ pub fn ntuple_lookups_cpu(
     Measurement {
         workload: format!("2048 ntuple lookups ({} features)", net.features()),
         backend: "cpu".into(),
-        on: text::count(rayon::current_num_threads() as u64, "thread"),
+        on: cpu_threads(),
         figure: done as f64 / secs,
         unit: "boards/s".into(),
         extra: vec![],
@@ -243,7 +246,7 @@ pub fn ntuple_training(games: u64) -> anyhow::Result<Measurement> {
     Ok(Measurement {
         workload: format!("2048 ntuple training (first {games} games)"),
         backend: "cpu".into(),
-        on: text::count(config.threads as u64, "thread"),
+        on: text::count(config.threads, "thread"),
         figure: s.moves_per_s,
         unit: "moves/s".into(),
         extra: vec![],
@@ -270,7 +273,7 @@ pub fn puzzle_solve_loop(min_seconds: f64) -> Measurement {
     Measurement {
         workload: "15-puzzle solve loop".into(),
         backend: "cpu".into(),
-        on: text::count(rayon::current_num_threads() as u64, "thread"),
+        on: cpu_threads(),
         figure: boards as f64 / secs,
         unit: "boards/s".into(),
         extra: vec![("moves per board".into(), moves as f64 / boards as f64)],
@@ -304,7 +307,7 @@ pub fn puzzle_optimal(
     Ok(Measurement {
         workload: format!("15-puzzle optimal ({} databases)", partition.name()),
         backend: "cpu".into(),
-        on: text::count(rayon::current_num_threads() as u64, "thread"),
+        on: cpu_threads(),
         figure: f64::from(count) / secs,
         unit: "boards/s".into(),
         extra: vec![("moves per board".into(), moves as f64 / f64::from(count))],

@@ -244,7 +244,7 @@ impl BuildReport {
         }
         let on = match &self.adapter {
             Some(name) => format!("the GPU ({name}) and CPU threads"),
-            None => format!("{} CPU threads", rayon::current_num_threads()),
+            None => count(rayon::current_num_threads(), "CPU thread"),
         };
         outln!(
             "{} table, {} checkers on {} points: {} {} in {:.3} s ({:.0}/s) on {on}",
@@ -668,7 +668,7 @@ fn print_plan(plan: &Plan, json: bool) -> anyhow::Result<()> {
             human(plan.window_bytes),
             plan.window_columns,
             plan.positions,
-            count(plan.threads as u64, "thread"),
+            count(plan.threads, "thread"),
             plan.memory_available.map_or("unknown".into(), human),
             fits(plan.fits_memory())
         ),

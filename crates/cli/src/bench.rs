@@ -267,7 +267,7 @@ fn beside(record: &Path, ext: &str) -> PathBuf {
 }
 
 fn print_table(r: &BenchReport) {
-    outln!("cpu: {} ({})", r.cpu, count(r.cpu_threads as u64, "thread"));
+    outln!("cpu: {} ({})", r.cpu, count(r.cpu_threads, "thread"));
     if let Some(a) = &r.adapter {
         outln!(
             "gpu: {} ({}, {}, {})",
@@ -389,7 +389,7 @@ fn chart(r: &BenchReport, out: &mut impl Write) -> std::io::Result<()> {
         r.rollsim_version,
         r.git_commit,
         r.cpu,
-        count(r.cpu_threads as u64, "thread"),
+        count(r.cpu_threads, "thread"),
         gpu
     );
     crate::chart::bar_chart(&title, &bars, out)

@@ -50,7 +50,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         Some(i) => outln!("--backend auto takes [{i}] {}", d.adapters[i].name),
         None => outln!(
             "--backend auto takes the CPU ({}): no real GPU{}",
-            count(d.cpu_threads as u64, "thread"),
+            count(d.cpu_threads, "thread"),
             if d.adapters.is_empty() {
                 ""
             } else {

@@ -342,7 +342,7 @@ fn print_report(r: &Report) {
     };
     let backend = match &r.adapter {
         Some(a) => format!("{} ({a})", r.backend),
-        None => format!("{} ({})", r.backend, count(r.threads as u64, "thread")),
+        None => format!("{} ({})", r.backend, count(r.threads, "thread")),
     };
     outln!("player      {player}");
     outln!("backend     {backend}");
@@ -693,7 +693,7 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
             net.tuples().len(),
             net.len(),
             a.alpha,
-            count(threads as u64, "thread")
+            count(threads, "thread")
         );
     }
     let bar = super::progress_bar_with_message(config.games, "games", a.quiet);

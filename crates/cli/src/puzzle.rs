@@ -592,7 +592,7 @@ fn print_summary(s: &Summary) {
     outln!(
         "speed     {:.3} s on {}: {:.1} boards/s, {:.6} s per board (one thread)",
         s.seconds,
-        count(s.threads as u64, "thread"),
+        count(s.threads, "thread"),
         s.boards_per_s,
         s.seconds_per_board
     );

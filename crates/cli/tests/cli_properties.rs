@@ -14,16 +14,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
     #[test]
-    fn damaged_bench_records_are_refused_or_compared(
-        cut in prop_oneof![Just(1.0), 0.0..1.0f64],
-        flips in prop::collection::vec((0.0..1.0f64, 1..=127u8), 0..4),
-    ) {
-        let mut bytes = RECORD.as_bytes().to_vec();
-        let n = bytes.len();
-        for &(at, x) in &flips {
-            bytes[((at * n as f64) as usize).min(n - 1)] ^= x;
-        }
-        bytes.truncate(((cut * n as f64) as usize).min(n));
+    fn damaged_bench_records_are_refused_or_compared((cut, flips) in damage(1..=127)) {
+        let bytes = damaged(RECORD.as_bytes().to_vec(), cut, &flips);
         let dir = TempDir::new("bench-record");
         let (good, bad) = (dir.file("good.json"), dir.file("bad.json"));
         std::fs::write(&good, RECORD).unwrap();

@@ -2,8 +2,11 @@
 //! files start from valid ones (truncated, bytes flipped), so the checks past the header are
 //! reached too.
 
+mod common;
+
 use std::io::Cursor;
 
+use common::{damage, damaged};
 use proptest::prelude::*;
 use rollsim_2048::ntuple::small_tuples;
 use rollsim_2048::{Element, Network};
@@ -35,25 +38,6 @@ fn board_text() -> impl Strategy<Value = String> {
         any::<String>(),
     ];
     prop::collection::vec(piece, 0..24).prop_map(|p| p.concat())
-}
-
-/// `bytes` damaged: cut at `cut` (a fraction of its length) and `flips` bytes xored.
-fn damaged(mut bytes: Vec<u8>, cut: f64, flips: &[(f64, u8)]) -> Vec<u8> {
-    let n = bytes.len();
-    for &(at, x) in flips {
-        if n > 0 {
-            bytes[((at * n as f64) as usize).min(n - 1)] ^= x;
-        }
-    }
-    bytes.truncate(((cut * n as f64) as usize).min(n));
-    bytes
-}
-
-fn damage() -> impl Strategy<Value = (f64, Vec<(f64, u8)>)> {
-    (
-        prop_oneof![Just(1.0), 0.0..1.0f64],
-        prop::collection::vec((0.0..1.0f64, 1..=255u8), 0..4),
-    )
 }
 
 fn one_sided_files() -> Vec<Vec<u8>> {
@@ -125,7 +109,7 @@ proptest! {
     }
 
     #[test]
-    fn damaged_tables_and_networks_are_refused_or_read((cut, flips) in damage(), which in 0..6usize) {
+    fn damaged_tables_and_networks_are_refused_or_read((cut, flips) in damage(1..=255), which in 0..6usize) {
         let mut files = one_sided_files();
         files.extend(two_sided_files());
         files.push(network_file());
@@ -133,7 +117,7 @@ proptest! {
     }
 
     #[test]
-    fn damaged_pattern_databases_are_refused_or_read((cut, flips) in damage()) {
+    fn damaged_pattern_databases_are_refused_or_read((cut, flips) in damage(1..=255)) {
         use rollsim_puzzle::pdb::PatternDb;
         let tiles = [1u8, 2, 3];
         let mut bytes = Vec::new();
@@ -145,7 +129,7 @@ proptest! {
     }
 
     #[test]
-    fn damaged_results_files_are_refused_or_read((cut, flips) in damage(), extra in any::<String>()) {
+    fn damaged_results_files_are_refused_or_read((cut, flips) in damage(1..=255), extra in any::<String>()) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.jsonl");
         let text = "{\"format\":\"rollsim-2048-experiment/1\",\"seed\":1,\"objective\":\"score\",\

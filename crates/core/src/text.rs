@@ -14,7 +14,7 @@ pub fn grid_rows(s: &str) -> Vec<Vec<&str>> {
 }
 
 /// `n` and a noun in its number: "1 thread", "2 threads".
-pub fn count(n: u64, noun: &str) -> String {
+pub fn count(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {

@@ -16,25 +16,32 @@ impl Kernel {
         self.parts.concat()
     }
 
-    /// Parses and validates the kernel with naga, the shader compiler inside wgpu (no GPU
-    /// needed), and checks it has a `main` entry point. f64 is allowed: the kernels that use
-    /// it run only where the adapter has it.
+    /// Validates the kernel ([`validate_wgsl`], f64 allowed: the kernels that use it run only
+    /// where the adapter has it) and checks it has a `main` entry point.
     pub fn validate(&self) -> Result<(), String> {
-        let source = self.source();
-        let module = naga::front::wgsl::parse_str(&source)
-            .map_err(|e| format!("{}: {}", self.name, e.emit_to_string(&source)))?;
-        naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::FLOAT64,
-        )
-        .validate(&module)
-        .map_err(|e| format!("{}: {}", self.name, e.emit_to_string(&source)))?;
+        let module = validate_wgsl(self.name, &self.source(), true)?;
         if module.entry_points.iter().any(|e| e.name == "main") {
             Ok(())
         } else {
             Err(format!("{} has no main", self.name))
         }
     }
+}
+
+/// Parses and validates WGSL with naga, the shader compiler inside wgpu (no GPU needed), with
+/// f64 arithmetic allowed or not; the error names `name` and shows where.
+pub fn validate_wgsl(name: &str, source: &str, f64: bool) -> Result<naga::Module, String> {
+    let module = naga::front::wgsl::parse_str(source)
+        .map_err(|e| format!("{name}: {}", e.emit_to_string(source)))?;
+    let capabilities = if f64 {
+        naga::valid::Capabilities::FLOAT64
+    } else {
+        naga::valid::Capabilities::empty()
+    };
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)
+        .validate(&module)
+        .map_err(|e| format!("{name}: {}", e.emit_to_string(source)))?;
+    Ok(module)
 }
 
 /// Philox4x32-10 and random streams: `shaders/philox.wgsl`, twin of `rollsim_core::rng`.
@@ -53,7 +60,7 @@ mod tests {
 
     #[test]
     fn the_philox_check_validates_with_naga() {
-        PHILOX_CHECK.validate().unwrap();
+        PHILOX_CHECK.validate().unwrap_or_else(|e| panic!("{e}"));
     }
 
     /// The WGSL generator against the Rust one, on the known answers and on random inputs.

@@ -423,14 +423,8 @@ mod tests {
                 (format!("cubeful, {b} bindings"), source::<3, Cubeful>(b)),
             ]
         }) {
-            let module = naga::front::wgsl::parse_str(&src)
-                .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&src)));
-            naga::valid::Validator::new(
-                naga::valid::ValidationFlags::all(),
-                naga::valid::Capabilities::empty(),
-            )
-            .validate(&module)
-            .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&src)));
+            rollsim_gpu::kernel::validate_wgsl(&name, &src, false)
+                .unwrap_or_else(|e| panic!("{e}"));
         }
     }
 

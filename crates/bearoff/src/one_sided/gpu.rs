@@ -245,7 +245,7 @@ mod tests {
     /// The kernel parses and validates with naga: no GPU needed.
     #[test]
     fn one_sided_kernel_validates_with_naga() {
-        KERNEL.validate().unwrap();
+        KERNEL.validate().unwrap_or_else(|e| panic!("{e}"));
     }
     use crate::one_sided::policy;
 

@@ -1,5 +1,5 @@
 //! What every command-line test needs: the binary, its JSON, its input errors, a scratch
-//! directory.
+//! directory, and damaged copies of valid files.
 #![allow(dead_code)] // each test file uses its own share
 
 use std::path::PathBuf;
@@ -62,4 +62,28 @@ impl TempDir {
     pub fn path(&self, name: &str) -> PathBuf {
         self.0.join(name)
     }
+}
+
+/// `bytes` damaged: cut at `cut` (a fraction of its length) and `flips` bytes xored.
+pub fn damaged(mut bytes: Vec<u8>, cut: f64, flips: &[(f64, u8)]) -> Vec<u8> {
+    let n = bytes.len();
+    for &(at, x) in flips {
+        if n > 0 {
+            bytes[((at * n as f64) as usize).min(n - 1)] ^= x;
+        }
+    }
+    bytes.truncate(((cut * n as f64) as usize).min(n));
+    bytes
+}
+
+/// Where to cut (often nowhere) and up to four bytes to flip, each xored with a value in
+/// `xor` (below 128 keeps ASCII text ASCII, so a parser is reached past UTF-8 checks).
+pub fn damage(
+    xor: std::ops::RangeInclusive<u8>,
+) -> impl proptest::strategy::Strategy<Value = (f64, Vec<(f64, u8)>)> {
+    use proptest::prelude::*;
+    (
+        prop_oneof![Just(1.0), 0.0..1.0f64],
+        prop::collection::vec((0.0..1.0f64, xor), 0..4),
+    )
 }

@@ -246,7 +246,7 @@ mod tests {
     /// The kernel parses and validates with naga: no GPU needed.
     #[test]
     fn ntuple_kernel_validates_with_naga() {
-        KERNEL.validate().unwrap();
+        KERNEL.validate().unwrap_or_else(|e| panic!("{e}"));
     }
     use crate::ntuple::{small_tuples, standard_tuples};
     use rollsim_core::rng::Stream;

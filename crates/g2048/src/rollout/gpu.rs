@@ -381,7 +381,7 @@ mod tests {
     /// The kernel parses and validates with naga: no GPU needed.
     #[test]
     fn rollout_kernel_validates_with_naga() {
-        KERNEL.validate().unwrap();
+        KERNEL.validate().unwrap_or_else(|e| panic!("{e}"));
     }
     use crate::Dir;
     use crate::board::Board;
