@@ -236,7 +236,7 @@ fn one_sided_gnubg<P: Prob>(
     space: Space,
     first_off: bool,
     compressed: bool,
-    out: &mut (impl Write + Seek),
+    out: &mut (impl Write + Seek + Send),
     spill_dir: &Path,
     progress: &(dyn Fn(u64) + Sync),
 ) -> anyhow::Result<()> {
