@@ -138,7 +138,7 @@ mod tests {
         enc.copy_buffer_to_buffer(&output, 0, &read, 0, bytes.len() as u64);
         g.submit_and_wait(enc, "philox check").unwrap();
         let out = g
-            .read_words(&[(&read, bytes.len() as u64)])
+            .read::<u32>(&[(&read, bytes.len() as u64)])
             .unwrap()
             .remove(0);
         for (i, inp) in inputs.iter().enumerate() {

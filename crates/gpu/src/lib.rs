@@ -3,8 +3,10 @@
 //! kernels and their host code beside their CPU twins.
 
 pub mod kernel;
+pub mod params;
 
 pub use kernel::Kernel;
+pub use params::ParamSlots;
 
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -317,8 +319,12 @@ impl Gpu {
         }
     }
 
-    /// Maps `buffers` (created with MAP_READ) and copies out their contents as `u32` words.
-    pub fn read_words(&self, buffers: &[(&wgpu::Buffer, u64)]) -> Result<Vec<Vec<u32>>, GpuError> {
+    /// Maps `buffers` (created with MAP_READ) and copies out their first bytes, as many as
+    /// given, as values of `T`.
+    pub fn read<T: bytemuck::Pod>(
+        &self,
+        buffers: &[(&wgpu::Buffer, u64)],
+    ) -> Result<Vec<Vec<T>>, GpuError> {
         let (tx, rx) = std::sync::mpsc::channel();
         for (i, (b, len)) in buffers.iter().enumerate() {
             let tx = tx.clone();
@@ -346,11 +352,33 @@ impl Gpu {
                 .slice(..*len)
                 .get_mapped_range()
                 .map_err(|e| GpuError::Lost(format!("reading a result buffer: {e}")))?;
-            out.push(bytemuck::cast_slice(&view).to_vec());
+            out.push(bytemuck::pod_collect_to_vec(&view));
             drop(view);
             b.unmap();
         }
         Ok(out)
+    }
+
+    /// A bind group layout of compute-stage `entries`, and the pipeline layout of it alone.
+    pub fn compute_layout(
+        &self,
+        label: &str,
+        entries: &[wgpu::BindGroupLayoutEntry],
+    ) -> (wgpu::BindGroupLayout, wgpu::PipelineLayout) {
+        let bind = self
+            .device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some(label),
+                entries,
+            });
+        let pipeline = self
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(label),
+                bind_group_layouts: &[Some(&bind)],
+                immediate_size: 0,
+            });
+        (bind, pipeline)
     }
 
     /// A buffer holding `data`.
@@ -431,18 +459,6 @@ pub fn whole(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
     wgpu::BindGroupEntry {
         binding,
         resource: buffer.as_entire_binding(),
-    }
-}
-
-/// A bind group entry for the first `size` bytes of a buffer bound at dynamic offsets.
-pub fn dynamic(binding: u32, buffer: &wgpu::Buffer, size: u64) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry {
-        binding,
-        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-            buffer,
-            offset: 0,
-            size: wgpu::BufferSize::new(size),
-        }),
     }
 }
 

@@ -12,7 +12,7 @@ use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
 use crate::columns::{Fixed, MAX_ROLL_PIPS, Moves, Real, Recurrence};
-use rollsim_gpu::{Gpu, GpuError, dynamic, grid, layout_entry, whole};
+use rollsim_gpu::{Gpu, GpuError, ParamSlots, grid, layout_entry, whole};
 
 const SHADER: &str = include_str!("../../shaders/columns.wgsl");
 /// Most storage bindings the window takes (`w0` .. `w7` in the shader): 15x15 cubeful is 24 GB
@@ -209,26 +209,14 @@ fn sweep_within<const K: usize, R: Recurrence<K>>(
 
     let source = source::<K, R>(layout.bindings);
     let mut entries = vec![
-        layout_entry(0, B::Uniform, true),
+        ParamSlots::<Params>::layout(0),
         layout_entry(1, B::Storage { read_only: true }, false),
     ];
     entries.extend(
         (2..3 + layout.bindings as u32)
             .map(|b| layout_entry(b, B::Storage { read_only: false }, false)),
     );
-    let bind_layout = gpu
-        .device
-        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("bearoff columns"),
-            entries: &entries,
-        });
-    let pipeline_layout = gpu
-        .device
-        .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("bearoff columns"),
-            bind_group_layouts: &[Some(&bind_layout)],
-            immediate_size: 0,
-        });
+    let (bind_layout, pipeline_layout) = gpu.compute_layout("bearoff columns", &entries);
     let rows_pipeline = gpu.pipeline_source(
         "bearoff columns (rows)",
         &source,
@@ -261,18 +249,9 @@ fn sweep_within<const K: usize, R: Recurrence<K>>(
         layout.host_bytes,
         U::MAP_READ | U::COPY_DST,
     )?;
-    let stride = (gpu.limits.min_uniform_buffer_offset_alignment as u64).max(256);
-    let chunks_per_level = widest.div_ceil(layout.chunk);
-    let params = gpu.buffer(
-        "bearoff columns params",
-        stride * chunks_per_level,
-        U::UNIFORM | U::COPY_DST,
-    )?;
-    let mut group = vec![
-        dynamic(0, &params, size_of::<Params>() as u64),
-        whole(1, &moves_buf),
-        whole(2, &rows),
-    ];
+    // One chunk a submission, so one slot.
+    let params = ParamSlots::new(gpu, "bearoff columns params", 1)?;
+    let mut group = vec![params.entry(0), whole(1, &moves_buf), whole(2, &rows)];
     group.extend(
         window
             .iter()
@@ -335,7 +314,7 @@ fn sweep_within<const K: usize, R: Recurrence<K>>(
                 slots_per_binding: layout.slots_per_binding as u32,
                 pad: [0; 3],
             };
-            gpu.queue.write_buffer(&params, 0, bytemuck::bytes_of(&p));
+            params.write(gpu, &[p]);
             let mut enc = gpu
                 .device
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -348,7 +327,7 @@ fn sweep_within<const K: usize, R: Recurrence<K>>(
                     timestamp_writes: None,
                 });
                 pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, &bind_group, &[0]);
+                pass.set_bind_group(0, &bind_group, &[params.offset(0)]);
                 pass.dispatch_workgroups(gx, gy, 1);
             }
             // The chunk's slots are contiguous (a level's are), possibly across bindings.
@@ -364,8 +343,8 @@ fn sweep_within<const K: usize, R: Recurrence<K>>(
                 );
             }
             gpu.submit_and_wait(enc, "sweeping a bearoff level")?;
-            let back = gpu.read_words(&[(&read, u64::from(count) * record_bytes)])?;
-            let back: &[Fixed] = bytemuck::cast_slice(&back[0]);
+            let back = gpu.read::<Fixed>(&[(&read, u64::from(count) * record_bytes)])?;
+            let back = &back[0];
             chunk
                 .par_iter()
                 .zip(back.par_chunks(record))

@@ -11,7 +11,7 @@ use bytemuck::{Pod, Zeroable};
 use crate::Space;
 use crate::one_sided::{Levels, Policy};
 use crate::position::binomial;
-use rollsim_gpu::{Gpu, GpuError, Kernel, dynamic, grid, layout_entry, whole};
+use rollsim_gpu::{Gpu, GpuError, Kernel, ParamSlots, grid, layout_entry, whole};
 
 /// The 21 dice rolls in WGSL: twin of [`crate::moves::ROLLS`].
 pub const ROLLS: &str = include_str!("../../shaders/rolls.wgsl");
@@ -80,38 +80,24 @@ fn sweep<P: Pod>(
     }
     use wgpu::BufferBindingType as B;
     use wgpu::BufferUsages as U;
-    let mut entries = vec![layout_entry(params_binding, B::Uniform, true)];
+    let mut entries = vec![ParamSlots::<P>::layout(params_binding)];
     entries.extend(bindings.iter().map(|b| {
         let read_only = matches!(b.data, Data::Init(_));
         layout_entry(b.binding, B::Storage { read_only }, false)
     }));
-    let layout = gpu
-        .device
-        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some(kernel.name),
-            entries: &entries,
-        });
-    let pipeline_layout = gpu
-        .device
-        .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(kernel.name),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
+    let (layout, pipeline_layout) = gpu.compute_layout(kernel.name, &entries);
     let pipeline = gpu.pipeline(kernel, Some(&pipeline_layout))?;
 
-    let stride = gpu.limits.min_uniform_buffer_offset_alignment.max(32) as usize;
     let max_dim = gpu.limits.max_compute_workgroups_per_dimension;
-    let mut param_bytes = vec![0u8; stride * counts.len()];
-    let mut shapes = Vec::with_capacity(counts.len());
-    for (l, &count) in counts.iter().enumerate() {
-        let (x, y) = grid(count.div_ceil(64), max_dim);
-        let p = params(l, x);
-        param_bytes[l * stride..l * stride + size_of::<P>()]
-            .copy_from_slice(bytemuck::bytes_of(&p));
-        shapes.push((x, y));
-    }
-    let params_buf = gpu.buffer_with("level params", &param_bytes, U::UNIFORM)?;
+    let shapes: Vec<(u32, u32)> = counts
+        .iter()
+        .map(|&count| grid(count.div_ceil(64), max_dim))
+        .collect();
+    let level_params: Vec<P> = (0..)
+        .zip(&shapes)
+        .map(|(l, &(x, _))| params(l, x))
+        .collect();
+    let params_buf = ParamSlots::with(gpu, "level params", &level_params)?;
     let mut buffers = Vec::with_capacity(bindings.len());
     for b in bindings {
         buffers.push(match b.data {
@@ -119,7 +105,7 @@ fn sweep<P: Pod>(
             Data::Zeroed(size) => gpu.buffer(b.label, size, U::STORAGE | U::COPY_SRC)?,
         });
     }
-    let mut group = vec![dynamic(params_binding, &params_buf, size_of::<P>() as u64)];
+    let mut group = vec![params_buf.entry(params_binding)];
     group.extend(
         bindings
             .iter()
@@ -144,14 +130,14 @@ fn sweep<P: Pod>(
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some(kernel.name),
         });
-    for (l, &(x, y)) in shapes.iter().enumerate() {
+    for (l, &(x, y)) in (0..).zip(&shapes) {
         // One pass per level: wgpu orders passes, so a level sees every level below it.
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(kernel.name),
             timestamp_writes: None,
         });
         pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind_group, &[(l * stride) as u32]);
+        pass.set_bind_group(0, &bind_group, &[params_buf.offset(l)]);
         pass.dispatch_workgroups(x, y, 1);
     }
     for (buf, read, size) in &reads {
@@ -159,14 +145,7 @@ fn sweep<P: Pod>(
     }
     gpu.submit_and_wait(enc, "sweeping the bearoff levels")?;
     let views: Vec<(&wgpu::Buffer, u64)> = reads.iter().map(|(_, r, s)| (r, *s)).collect();
-    gpu.read_words(&views)
-}
-
-fn f64s(words: &[u32]) -> Vec<f64> {
-    words
-        .chunks_exact(2)
-        .map(|w| f64::from_bits(u64::from(w[0]) | u64::from(w[1]) << 32))
-        .collect()
+    gpu.read::<u32>(&views)
 }
 
 #[repr(C)]
@@ -234,7 +213,7 @@ pub fn solve_one_sided(
         ],
     )?;
     let succ = out.pop().expect("successors read back");
-    let value = f64s(&out.pop().expect("values read back"));
+    let value = bytemuck::pod_collect_to_vec(&out.pop().expect("values read back"));
     Ok(Policy { value, succ })
 }
 

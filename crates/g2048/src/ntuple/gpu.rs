@@ -9,7 +9,7 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::Board;
 use crate::ntuple::{Element, Network};
-use rollsim_gpu::{Gpu, GpuError, Kernel, dynamic, grid, layout_entry, whole};
+use rollsim_gpu::{Gpu, GpuError, Kernel, ParamSlots, grid, layout_entry, whole};
 
 /// Bulk n-tuple network values: `shaders/ntuple_value.wgsl`, twin of
 /// [`crate::ntuple::Network::value`].
@@ -24,6 +24,8 @@ const CHUNK_WORDS: usize = 1 << 25;
 const CHUNKS: usize = 4;
 /// Boards per dispatch: a million boards is a few milliseconds of lookups on a desktop GPU.
 const BOARDS_PER_DISPATCH: usize = 1 << 20;
+/// Dispatches per submission (each with its parameter slot).
+const DISPATCHES_PER_BATCH: usize = 64;
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -51,7 +53,7 @@ pub struct GpuNetwork {
     gpu: &'static Gpu,
     pipeline: wgpu::ComputePipeline,
     layout: wgpu::BindGroupLayout,
-    params: wgpu::Buffer,
+    params: ParamSlots<Params>,
     features: wgpu::Buffer,
     weights: Vec<wgpu::Buffer>,
     tuples: u32,
@@ -113,30 +115,21 @@ impl GpuNetwork {
             )?);
         }
         let read = B::Storage { read_only: true };
-        let layout = gpu
-            .device
-            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("ntuple_value"),
-                entries: &[
-                    layout_entry(0, B::Uniform, true),
-                    layout_entry(1, read, false),
-                    layout_entry(2, read, false),
-                    layout_entry(3, B::Storage { read_only: false }, false),
-                    layout_entry(4, read, false),
-                    layout_entry(5, read, false),
-                    layout_entry(6, read, false),
-                    layout_entry(7, read, false),
-                ],
-            });
-        let pipeline_layout = gpu
-            .device
-            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("ntuple_value"),
-                bind_group_layouts: &[Some(&layout)],
-                immediate_size: 0,
-            });
+        let (layout, pipeline_layout) = gpu.compute_layout(
+            "ntuple_value",
+            &[
+                ParamSlots::<Params>::layout(0),
+                layout_entry(1, read, false),
+                layout_entry(2, read, false),
+                layout_entry(3, B::Storage { read_only: false }, false),
+                layout_entry(4, read, false),
+                layout_entry(5, read, false),
+                layout_entry(6, read, false),
+                layout_entry(7, read, false),
+            ],
+        );
         let pipeline = gpu.pipeline(&KERNEL, Some(&pipeline_layout))?;
-        let params = gpu.buffer("ntuple params", 256 * 64, U::UNIFORM | U::COPY_DST)?;
+        let params = ParamSlots::new(gpu, "ntuple params", DISPATCHES_PER_BATCH as u32)?;
         Ok(GpuNetwork {
             gpu,
             pipeline,
@@ -153,8 +146,7 @@ impl GpuNetwork {
     /// The values of `boards`, as [`Network::value`] computes them.
     pub fn values(&mut self, boards: &[Board]) -> Result<Vec<f32>, GpuError> {
         let mut out = Vec::with_capacity(boards.len());
-        // 64 parameter slots of 256 bytes: up to 64 dispatches a submission.
-        for batch in boards.chunks(BOARDS_PER_DISPATCH * 64) {
+        for batch in boards.chunks(BOARDS_PER_DISPATCH * DISPATCHES_PER_BATCH) {
             out.extend(self.values_batch(batch)?);
         }
         Ok(out)
@@ -180,11 +172,10 @@ impl GpuNetwork {
             .collect();
         g.queue
             .write_buffer(board_buf, 0, bytemuck::cast_slice(&raw));
-        let stride = g.limits.min_uniform_buffer_offset_alignment.max(16) as usize;
         let max_dim = g.limits.max_compute_workgroups_per_dimension;
-        let mut params = vec![0u8; 256 * 64];
+        let mut params = Vec::new();
         let mut shapes = Vec::new();
-        for (d, start) in (0..boards.len()).step_by(BOARDS_PER_DISPATCH).enumerate() {
+        for start in (0..boards.len()).step_by(BOARDS_PER_DISPATCH) {
             let count = (boards.len() - start).min(BOARDS_PER_DISPATCH) as u32;
             let (x, y) = grid(count.div_ceil(64), max_dim);
             let p = Params {
@@ -193,19 +184,19 @@ impl GpuNetwork {
                 f16: u32::from(self.f16),
                 groups_x: x,
             };
-            params[d * stride..d * stride + 16].copy_from_slice(bytemuck::bytes_of(&p));
+            params.push(p);
             shapes.push((start, x, y));
         }
-        g.queue.write_buffer(&self.params, 0, &params);
+        self.params.write(g, &params);
         let mut enc = g
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("ntuple values"),
             });
-        for (d, &(start, x, y)) in shapes.iter().enumerate() {
+        for (d, &(start, x, y)) in (0..).zip(&shapes) {
             // Each dispatch sees its own window of boards and values.
             let mut entries = vec![
-                dynamic(0, &self.params, 16),
+                self.params.entry(0),
                 window(1, board_buf, 8 * start as u64),
                 whole(2, &self.features),
                 window(3, value_buf, 4 * start as u64),
@@ -226,14 +217,13 @@ impl GpuNetwork {
                 timestamp_writes: None,
             });
             pass.set_pipeline(&self.pipeline);
-            pass.set_bind_group(0, &bind_group, &[(d * stride) as u32]);
+            pass.set_bind_group(0, &bind_group, &[self.params.offset(d)]);
             pass.dispatch_workgroups(x, y, 1);
         }
         let bytes = 4 * boards.len() as u64;
         enc.copy_buffer_to_buffer(value_buf, 0, read, 0, bytes.max(4));
         g.submit_and_wait(enc, "looking up network values")?;
-        let mut words = g.read_words(&[(read, bytes.max(4))])?;
-        let mut values: Vec<f32> = words.remove(0).into_iter().map(f32::from_bits).collect();
+        let mut values = g.read::<f32>(&[(read, bytes.max(4))])?.remove(0);
         values.truncate(boards.len());
         Ok(values)
     }

@@ -9,7 +9,7 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::board::tables;
 use crate::rollout::{RolloutEngine, RolloutSums, Root};
-use rollsim_gpu::{Gpu, GpuError, Kernel, dynamic, grid, layout_entry, whole};
+use rollsim_gpu::{Gpu, GpuError, Kernel, ParamSlots, grid, layout_entry, whole};
 
 /// The 2048 board, moves and spawns in WGSL: twin of [`crate::board`] and
 /// [`crate::rollout::random_legal_move`].
@@ -61,7 +61,7 @@ struct Buffers {
     roots: wgpu::Buffer,
     sums: wgpu::Buffer,
     sums_read: wgpu::Buffer,
-    params: wgpu::Buffer,
+    params: ParamSlots<Params>,
     queries: Option<(wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer)>,
     bind_group: wgpu::BindGroup,
 }
@@ -74,7 +74,6 @@ pub struct GpuRolloutEngine {
     row_moves: wgpu::Buffer,
     row_reward: wgpu::Buffer,
     buffers: Option<Buffers>,
-    param_stride: u32,
     rollouts_per_dispatch: u32,
     rollouts_per_invocation: u32,
     roots_per_batch: usize,
@@ -98,30 +97,17 @@ impl GpuRolloutEngine {
             bytemuck::cast_slice(&reward),
             wgpu::BufferUsages::STORAGE,
         )?;
-        let layout = gpu
-            .device
-            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("rollout2048"),
-                entries: &[
-                    layout_entry(0, B::Storage { read_only: true }, false),
-                    layout_entry(1, B::Storage { read_only: true }, false),
-                    layout_entry(2, B::Storage { read_only: true }, false),
-                    layout_entry(3, B::Storage { read_only: false }, false),
-                    layout_entry(4, B::Uniform, true),
-                ],
-            });
-        let pipeline_layout = gpu
-            .device
-            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("rollout2048"),
-                bind_group_layouts: &[Some(&layout)],
-                immediate_size: 0,
-            });
+        let (layout, pipeline_layout) = gpu.compute_layout(
+            "rollout2048",
+            &[
+                layout_entry(0, B::Storage { read_only: true }, false),
+                layout_entry(1, B::Storage { read_only: true }, false),
+                layout_entry(2, B::Storage { read_only: true }, false),
+                layout_entry(3, B::Storage { read_only: false }, false),
+                ParamSlots::<Params>::layout(4),
+            ],
+        );
         let pipeline = gpu.pipeline(&KERNEL, Some(&pipeline_layout))?;
-        let param_stride = gpu
-            .limits
-            .min_uniform_buffer_offset_alignment
-            .max(size_of::<Params>() as u32);
         Ok(GpuRolloutEngine {
             gpu,
             pipeline,
@@ -129,7 +115,6 @@ impl GpuRolloutEngine {
             row_moves,
             row_reward,
             buffers: None,
-            param_stride,
             rollouts_per_dispatch: ROLLOUTS_PER_DISPATCH,
             rollouts_per_invocation: if gpu.adapter.real_gpu {
                 ROLLOUTS_PER_INVOCATION
@@ -194,11 +179,7 @@ impl GpuRolloutEngine {
         let roots_buf = g.buffer("roots", roots_cap * 16, U::STORAGE | U::COPY_DST)?;
         let sums = g.buffer("sums", sums_bytes, U::STORAGE | U::COPY_SRC | U::COPY_DST)?;
         let sums_read = g.buffer("sums readback", sums_bytes, U::MAP_READ | U::COPY_DST)?;
-        let params = g.buffer(
-            "params",
-            u64::from(slots) * u64::from(self.param_stride),
-            U::UNIFORM | U::COPY_DST,
-        )?;
+        let params = ParamSlots::new(g, "params", slots)?;
         let queries = if g.timestamps {
             let count = 2 * slots;
             let set = g.device.create_query_set(&wgpu::QuerySetDescriptor {
@@ -221,7 +202,7 @@ impl GpuRolloutEngine {
                 whole(1, &self.row_reward),
                 whole(2, &roots_buf),
                 whole(3, &sums),
-                dynamic(4, &params, size_of::<Params>() as u64),
+                params.entry(4),
             ],
         });
         self.buffers = Some(Buffers {
@@ -253,7 +234,7 @@ impl GpuRolloutEngine {
 
         g.queue
             .write_buffer(&b.roots, 0, bytemuck::cast_slice(roots));
-        let mut params = vec![0u8; dispatches as usize * self.param_stride as usize];
+        let mut params = Vec::with_capacity(dispatches as usize);
         let mut shapes = Vec::with_capacity(dispatches as usize);
         for d in 0..dispatches {
             let first = u64::from(d) * per_dispatch;
@@ -269,11 +250,10 @@ impl GpuRolloutEngine {
                 count,
                 stride,
             };
-            let at = d as usize * self.param_stride as usize;
-            params[at..at + size_of::<Params>()].copy_from_slice(bytemuck::bytes_of(&p));
+            params.push(p);
             shapes.push((x, y));
         }
-        g.queue.write_buffer(&b.params, 0, &params);
+        b.params.write(g, &params);
 
         let sums_bytes = roots.len() as u64 * WORDS_PER_ROOT as u64 * 4;
         let mut enc = g
@@ -297,7 +277,7 @@ impl GpuRolloutEngine {
                 timestamp_writes,
             });
             pass.set_pipeline(&self.pipeline);
-            pass.set_bind_group(0, &b.bind_group, &[d * self.param_stride]);
+            pass.set_bind_group(0, &b.bind_group, &[b.params.offset(d)]);
             pass.dispatch_workgroups(x, y, 1);
         }
         enc.copy_buffer_to_buffer(&b.sums, 0, &b.sums_read, 0, sums_bytes);
@@ -312,7 +292,7 @@ impl GpuRolloutEngine {
         if let Some((_, _, read)) = &b.queries {
             reads.push((read, query_bytes));
         }
-        let words = g.read_words(&reads)?;
+        let words = g.read::<u32>(&reads)?;
         if let (Some(total), Some(ts)) = (&mut self.gpu_seconds, words.get(1)) {
             let period = f64::from(g.queue.get_timestamp_period()) * 1e-9;
             for pair in ts.chunks_exact(4) {
