@@ -12,7 +12,6 @@ use super::one_sided::{Level, Pass as OneSidedPass, Plays, Prob, sweep as one_si
 use super::plan::Plan;
 use super::position::Space;
 use super::table::{Partial, Progress, Section};
-use crate::Gpu;
 use rollsim_core::memory::huge_filled;
 
 /// How a build reports and checkpoints.
@@ -32,12 +31,38 @@ pub struct Options<'a> {
 /// For tests of resuming: the process kills itself right after this many checkpoints.
 const KILL_AFTER_CHECKPOINTS: &str = "ROLLSIM_TEST_KILL_AFTER_CHECKPOINTS";
 
-/// Builds the planned table into `out` (written as `OUT.partial`, then renamed), on the GPU
-/// when one is given (the plan's cells are then fixed32), else on CPU threads.
+/// Where a two-sided pass sweeps its columns: the seam between a build (its file, checkpoints
+/// and progress, in [`Pass`]) and the device. [`CpuColumns`] here; `columns::gpu::GpuColumns`
+/// beside the kernel.
+pub trait ColumnSweeper {
+    /// Sweeps `pass`, storing `cell`s, from the level it resumes at.
+    fn sweep(&self, pass: &mut Pass, cell: CellKind) -> anyhow::Result<()>;
+}
+
+/// The sweep on CPU threads, in any cell type.
+pub struct CpuColumns;
+
+impl ColumnSweeper for CpuColumns {
+    fn sweep(&self, pass: &mut Pass, cell: CellKind) -> anyhow::Result<()> {
+        match (pass.section, cell) {
+            (Section::Cubeless, CellKind::F32) => pass.run::<1, Cubeless, f32>(),
+            (Section::Cubeless, CellKind::F64) => pass.run::<1, Cubeless, f64>(),
+            (Section::Cubeless, CellKind::U16) => pass.run::<1, Cubeless, u16>(),
+            (Section::Cubeless, CellKind::Fixed32) => pass.run::<1, Cubeless, Fixed>(),
+            (Section::Cubeful, CellKind::F32) => pass.run::<3, Cubeful, f32>(),
+            (Section::Cubeful, CellKind::F64) => pass.run::<3, Cubeful, f64>(),
+            (Section::Cubeful, CellKind::U16) => pass.run::<3, Cubeful, u16>(),
+            (Section::Cubeful, CellKind::Fixed32) => pass.run::<3, Cubeful, Fixed>(),
+        }
+    }
+}
+
+/// Builds the planned table into `out` (written as `OUT.partial`, then renamed) with
+/// `sweeper` (the GPU's stores fixed32 cells, as its plan says).
 pub fn build_two_sided(
     out: &Path,
     plan: &Plan,
-    gpu: Option<&Gpu>,
+    sweeper: &dyn ColumnSweeper,
     opts: Options,
 ) -> anyhow::Result<()> {
     let layout = plan.layout();
@@ -73,31 +98,19 @@ pub fn build_two_sided(
             checkpoints: &mut checkpoints,
             kill_after,
         };
-        match (gpu, section, cell) {
-            (Some(g), Section::Cubeless, CellKind::Fixed32) => pass.run_gpu::<1, Cubeless>(g),
-            (Some(g), Section::Cubeful, CellKind::Fixed32) => pass.run_gpu::<3, Cubeful>(g),
-            (Some(_), _, cell) => {
-                anyhow::bail!("the GPU sweep stores fixed32 values, not {}", cell.name())
-            }
-            (None, Section::Cubeless, CellKind::F32) => pass.run::<1, Cubeless, f32>(),
-            (None, Section::Cubeless, CellKind::F64) => pass.run::<1, Cubeless, f64>(),
-            (None, Section::Cubeless, CellKind::U16) => pass.run::<1, Cubeless, u16>(),
-            (None, Section::Cubeless, CellKind::Fixed32) => pass.run::<1, Cubeless, Fixed>(),
-            (None, Section::Cubeful, CellKind::F32) => pass.run::<3, Cubeful, f32>(),
-            (None, Section::Cubeful, CellKind::F64) => pass.run::<3, Cubeful, f64>(),
-            (None, Section::Cubeful, CellKind::U16) => pass.run::<3, Cubeful, u16>(),
-            (None, Section::Cubeful, CellKind::Fixed32) => pass.run::<3, Cubeful, Fixed>(),
-        }?;
+        sweeper.sweep(&mut pass, cell)?;
     }
     partial.finish(opts.durable)?;
     Ok(())
 }
 
-struct Pass<'a> {
-    moves: &'a Moves,
-    partial: &'a Partial,
-    section: Section,
-    first: usize,
+/// One pass of a build under way: what a [`ColumnSweeper`] sweeps.
+pub struct Pass<'a> {
+    pub(crate) moves: &'a Moves,
+    pub(crate) partial: &'a Partial,
+    pub(crate) section: Section,
+    /// The first level to sweep: 0, or where a resumed build stopped.
+    pub(crate) first: usize,
     progress: &'a (dyn Fn(u64) + Sync),
     every: Duration,
     last: Instant,
@@ -107,7 +120,7 @@ struct Pass<'a> {
 
 impl Pass<'_> {
     /// After each level: its progress, and a checkpoint when one is due.
-    fn level_done(&mut self, level: usize) -> std::io::Result<()> {
+    pub(crate) fn level_done(&mut self, level: usize) -> std::io::Result<()> {
         let n = self.moves.n;
         (self.progress)((self.moves.levels[level].len() * n) as u64);
         if self.last.elapsed() >= self.every {
@@ -125,7 +138,7 @@ impl Pass<'_> {
     }
 
     /// Whether the pass is already complete; reports the pairs done before `first`.
-    fn skip(&self) -> bool {
+    pub(crate) fn skip(&self) -> bool {
         let n = self.moves.n;
         if self.first >= self.moves.levels.len() {
             (self.progress)((n * n) as u64);
@@ -166,29 +179,6 @@ impl Pass<'_> {
             &mut |level| self.level_done(level),
         )?;
         Ok(())
-    }
-
-    #[cfg(not(feature = "gpu"))]
-    #[allow(clippy::extra_unused_type_parameters)] // the GPU sweep's signature, never called
-    fn run_gpu<const K: usize, R: Recurrence<K>>(&mut self, gpu: &Gpu) -> anyhow::Result<()> {
-        match *gpu {}
-    }
-
-    #[cfg(feature = "gpu")]
-    fn run_gpu<const K: usize, R: Recurrence<K>>(&mut self, gpu: &Gpu) -> anyhow::Result<()> {
-        if self.skip() {
-            return Ok(());
-        }
-        let (moves, partial, section) = (self.moves, self.partial, self.section);
-        let first = self.first;
-        crate::columns::gpu::sweep::<K, R>(
-            gpu,
-            moves,
-            first,
-            &|x, cells: &mut [Fixed]| partial.read_column(section, x, cells),
-            &|x, column| partial.write_column(section, x, column),
-            &mut |level| self.level_done(level),
-        )
     }
 }
 

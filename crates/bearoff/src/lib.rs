@@ -12,10 +12,4 @@ pub mod two_sided;
 
 pub use one_sided::OneSided;
 
-/// The GPU handle the sweeps take. With the `gpu` feature off there is none: the type is
-/// uninhabited, so an `Option<&Gpu>` is always `None` and every sweep runs on CPU threads.
-#[cfg(feature = "gpu")]
-pub use rollsim_gpu::Gpu;
-#[cfg(not(feature = "gpu"))]
-pub enum Gpu {}
-pub use position::{Position, PositionError, Space};
+pub use position::{PositionError, Space};

@@ -795,6 +795,28 @@ pub fn policy(space: &Space, terminal_below: u32) -> Policy {
     }
 }
 
+/// Where a one-sided pass finds its best plays: the seam between the table and the device.
+/// [`CpuPlays`] here; `gpu::GpuPlays` beside the f64 kernel.
+pub trait PlaySolver: Send {
+    /// The best plays of the pass whose positions with fewer than `terminal_below` checkers
+    /// are done, and the expected rolls under them.
+    fn policy(
+        &mut self,
+        space: &Space,
+        levels: &Levels,
+        terminal_below: u32,
+    ) -> anyhow::Result<Policy>;
+}
+
+/// The plays on CPU threads: [`policy`].
+pub struct CpuPlays;
+
+impl PlaySolver for CpuPlays {
+    fn policy(&mut self, space: &Space, _: &Levels, terminal_below: u32) -> anyhow::Result<Policy> {
+        Ok(policy(space, terminal_below))
+    }
+}
+
 /// A solved one-sided table.
 pub struct OneSided {
     pub space: Space,
@@ -856,19 +878,20 @@ impl OneSided {
         })
     }
 
-    /// Solves the table with `solver` for the plays (the GPU sweep, say), one pass after the
-    /// other, and CPU threads for the distributions, calling `progress` with the positions
-    /// done by each level of the distribution passes.
+    /// Solves the table with `solver` for the plays ([`CpuPlays`], or the GPU's), one pass
+    /// after the other, and CPU threads for the distributions, calling `progress` with the
+    /// positions done by each level of the distribution passes. The same table as
+    /// [`OneSided::build_cpu`], which finds the plays inside its distribution sweeps instead.
     pub fn build_with(
         space: Space,
         gammon: bool,
         progress: &(dyn Fn(u64) + Sync),
-        solver: &mut (dyn FnMut(&Space, &Levels, u32) -> anyhow::Result<Policy> + Send),
+        solver: &mut dyn PlaySolver,
     ) -> anyhow::Result<OneSided> {
         rayon::scope(move |_| {
             let levels = Levels::new(&space);
             let mut pass = |below| -> anyhow::Result<Collected> {
-                let policy = solver(&space, &levels, below)?;
+                let policy = solver.policy(&space, &levels, below)?;
                 Ok(Collected::sweep(
                     &space,
                     below,

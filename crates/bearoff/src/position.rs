@@ -6,8 +6,6 @@
 //! `index = Σ_i C(j_i, P - i)`. So 0 is all off, 1..=P are one checker on the 1..P point, the
 //! last index is all checkers on the highest point, and every move lowers the index.
 
-use std::fmt;
-
 /// The largest table rollsim builds: 15 checkers on up to 18 points (gnubg's limit), so that
 /// ranks fit in `u32` and bit positions in `u64`.
 pub const MAX_CHECKERS: u32 = 15;
@@ -51,12 +49,6 @@ pub struct Space {
     pub checkers: u32,
 }
 
-/// A position: `counts[i]` checkers on point `i + 1`.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub struct Position {
-    pub counts: Vec<u8>,
-}
-
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PositionError {
     #[error("bad checker count {0:?}: expected a whole number from 0 to 15")]
@@ -79,13 +71,10 @@ impl Space {
         Ok(Space { points, checkers })
     }
 
-    /// The number of positions: C(P + C, P).
+    /// The number of positions: C(P + C, P), never zero (all checkers off is one).
+    #[allow(clippy::len_without_is_empty)]
     pub fn len(&self) -> usize {
         binomial(self.points + self.checkers, self.points) as usize
-    }
-
-    pub fn is_empty(&self) -> bool {
-        false
     }
 
     /// The index of a position (which must fit this space).
@@ -230,13 +219,6 @@ pub fn pips(counts: &[u8]) -> u32 {
         .enumerate()
         .map(|(i, &c)| (i as u32 + 1) * u32::from(c))
         .sum()
-}
-
-impl fmt::Display for Position {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let parts: Vec<String> = self.counts.iter().map(|c| c.to_string()).collect();
-        f.write_str(&parts.join(","))
-    }
 }
 
 #[cfg(test)]

@@ -117,7 +117,7 @@ pub fn bearoff_build(
 ) -> anyhow::Result<Measurement> {
     use rollsim_bearoff::columns::gpu;
     use rollsim_bearoff::columns::{Cubeless, solve_in_memory};
-    use rollsim_bearoff::one_sided::gpu::solve_one_sided;
+    use rollsim_bearoff::one_sided::gpu::GpuPlays;
     use rollsim_bearoff::{OneSided, Space};
     let space = Space::new(points, checkers)?;
     let build = || -> anyhow::Result<usize> {
@@ -125,13 +125,9 @@ pub fn bearoff_build(
             (true, None) => solve_in_memory::<1, Cubeless, f32>(space).len(),
             (true, Some(g)) => gpu::solve_in_memory::<1, Cubeless>(g, space)?.len(),
             (false, None) => OneSided::build(space, true).mean.len(),
-            (false, Some(g)) => {
-                OneSided::build_with(space, true, &|_| {}, &mut |s, levels, below| {
-                    Ok(solve_one_sided(g, s, levels, below)?)
-                })?
+            (false, Some(g)) => OneSided::build_with(space, true, &|_| {}, &mut GpuPlays(g))?
                 .mean
-                .len()
-            }
+                .len(),
         })
     };
     let mut times = Vec::new();

@@ -10,14 +10,16 @@ use serde::Serialize;
 
 use super::{ComputeArgs, input_error, print_json, progress_bar};
 use rollsim_bearoff::build::{
-    Options, build_one_sided_gnubg, build_two_sided as build_two_sided_columns,
+    ColumnSweeper, CpuColumns, Options, build_one_sided_gnubg,
+    build_two_sided as build_two_sided_columns,
 };
 use rollsim_bearoff::columns::CellKind;
+use rollsim_bearoff::columns::gpu::GpuColumns;
 use rollsim_bearoff::format::{
     self, GNUBG_ENTRIES, GnubgOneSided, Table, read_gnubg_one_sided, read_gnubg_two_sided,
     read_rollsim, write_gnubg_one_sided, write_rollsim,
 };
-use rollsim_bearoff::one_sided::gpu::solve_one_sided;
+use rollsim_bearoff::one_sided::gpu::GpuPlays;
 use rollsim_bearoff::one_sided::{
     Fixed31, PIPS_PER_ROLL, has_first_off, mean_sd, race_win_probability, sweep_bytes,
 };
@@ -392,9 +394,7 @@ fn build_one_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
         .with_context(|| format!("writing {}", a.out.display()))?;
     } else {
         let t = match gpu {
-            Some(g) => OneSided::build_with(space, gammon, &progress, &mut |s, levels, below| {
-                Ok(solve_one_sided(g, s, levels, below)?)
-            })?,
+            Some(g) => OneSided::build_with(space, gammon, &progress, &mut GpuPlays(g))?,
             None => OneSided::build_cpu(space, gammon, &progress),
         };
         let table = Table::One(t);
@@ -577,10 +577,14 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
                 );
             }
         };
+        let sweeper: &dyn ColumnSweeper = match gpu {
+            Some(g) => &GpuColumns(g),
+            None => &CpuColumns,
+        };
         build_two_sided_columns(
             &table_path,
             &plan,
-            gpu,
+            sweeper,
             Options {
                 checkpoint_every: Duration::from_secs(a.checkpoint_secs.unwrap_or(60)),
                 fresh: a.fresh,

@@ -287,11 +287,10 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
         };
         let played = match &mut lookups {
             Some(lookups) => {
-                let mut values = |boards: &[Board]| Ok(lookups.values(boards)?);
                 if kind == PlayerKind::Expectimax && config.depth > 1 {
-                    play_expectimax_lockstep(&block, &mut values, &|n| bar.inc(n))?
+                    play_expectimax_lockstep(&block, lookups, &|n| bar.inc(n))?
                 } else {
-                    play_greedy_lockstep(&block, &mut values, &|n| bar.inc(n))?
+                    play_greedy_lockstep(&block, lookups, &|n| bar.inc(n))?
                 }
             }
             None => play_batch(&block, engine.as_mut(), &|n| bar.inc(n))?,

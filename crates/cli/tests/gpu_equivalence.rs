@@ -150,7 +150,7 @@ fn greedy_network_games_are_identical_with_gpu_lookups() {
     };
     let cpu = outcome(&mut CpuEngine, &config);
     let mut lookups = GpuNetwork::new(gpu, &net).unwrap();
-    let gpu_games = play_greedy_lockstep(&config, &mut |b| Ok(lookups.values(b)?), &|_| {})
+    let gpu_games = play_greedy_lockstep(&config, &mut lookups, &|_| {})
         .unwrap()
         .games
         .iter()

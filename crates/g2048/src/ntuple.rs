@@ -934,6 +934,23 @@ impl<R: Read> Source<R> {
     }
 }
 
+/// Network values of many boards at once: where the lockstep network players send every
+/// afterstate or leaf of a step. [`CpuValues`] looks them up on CPU threads, `gpu::GpuNetwork`
+/// on a GPU; both return [`Network::value`]'s bits.
+pub trait BatchValues {
+    fn values(&mut self, boards: &[Board]) -> anyhow::Result<Vec<f32>>;
+}
+
+/// [`Network::value`] of each board, on CPU threads.
+pub struct CpuValues<'a>(pub &'a Network);
+
+impl BatchValues for CpuValues<'_> {
+    fn values(&mut self, boards: &[Board]) -> anyhow::Result<Vec<f32>> {
+        use rayon::prelude::*;
+        Ok(boards.par_iter().map(|&b| self.0.value(b)).collect())
+    }
+}
+
 #[cfg(feature = "gpu")]
 pub mod gpu;
 

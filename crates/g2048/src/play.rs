@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::board::{Board, Dir, Moved, tables};
-use super::ntuple::{Element, Network};
+use super::ntuple::{BatchValues, Element, Network};
 use super::rollout::{RolloutEngine, RolloutSums, Root, random_legal_move};
 use rollsim_core::rng::{MAX_MOVE_NUMBER, Stream};
 
@@ -314,7 +314,7 @@ impl Afterstates {
 /// `values` returns [`Network::value`]'s values.
 pub fn play_greedy_lockstep(
     config: &PlayConfig,
-    values: &mut dyn FnMut(&[Board]) -> anyhow::Result<Vec<f32>>,
+    values: &mut dyn BatchValues,
     progress: &(dyn Fn(u64) + Sync),
 ) -> anyhow::Result<Played> {
     let mut choose = |live: &[&Game]| {
@@ -323,7 +323,7 @@ pub fn play_greedy_lockstep(
             .iter()
             .flat_map(|a| a.boards[..a.len].to_vec())
             .collect();
-        let v = values(&boards)?;
+        let v = values.values(&boards)?;
         let mut at = 0;
         Ok(after
             .iter()
@@ -588,7 +588,7 @@ impl<L: Leaves> Expectimax<L> {
 /// `values` returns [`Network::value`]'s values.
 pub fn play_expectimax_lockstep(
     config: &PlayConfig,
-    values: &mut dyn FnMut(&[Board]) -> anyhow::Result<Vec<f32>>,
+    values: &mut dyn BatchValues,
     progress: &(dyn Fn(u64) + Sync),
 ) -> anyhow::Result<Played> {
     let depth = config.depth.max(1);
@@ -601,7 +601,7 @@ pub fn play_expectimax_lockstep(
             set.into_iter().collect()
         };
         let boards: Vec<Board> = leaves.iter().map(|&r| Board::from_raw(r)).collect();
-        let v = values(&boards)?;
+        let v = values.values(&boards)?;
         let table: HashMap<u64, f32, BuildHasherDefault<BoardHasher>> =
             leaves.into_iter().zip(v).collect();
         Ok(live
@@ -1102,11 +1102,15 @@ mod tests {
                 .map(|g| (g.board, g.score, g.moves))
                 .collect::<Vec<_>>()
         };
-        let calls = std::cell::Cell::new(0u32);
-        let mut values = |boards: &[Board]| {
-            calls.set(calls.get() + 1);
-            Ok(boards.iter().map(|&b| net.value(b)).collect())
-        };
+        /// CPU lookups that count the batches asked for.
+        struct Counted<'a>(crate::ntuple::CpuValues<'a>, u32);
+        impl BatchValues for Counted<'_> {
+            fn values(&mut self, boards: &[Board]) -> anyhow::Result<Vec<f32>> {
+                self.1 += 1;
+                self.0.values(boards)
+            }
+        }
+        let mut values = Counted(crate::ntuple::CpuValues(&net), 0);
         // Every step plays a move in each running game; the last finds the last game over.
         let steps = |games: &[(Board, u64, u32)]| games.iter().map(|g| g.2).max().unwrap() + 1;
         let greedy = PlayConfig {
@@ -1117,7 +1121,7 @@ mod tests {
         };
         let batched = key(play_greedy_lockstep(&greedy, &mut values, &|_| {}).unwrap());
         assert_eq!(batched, network_games(PlayerKind::Ntuple, 1, 6, 5, 1));
-        assert_eq!(calls.replace(0), steps(&batched));
+        assert_eq!(std::mem::take(&mut values.1), steps(&batched));
         let deep = PlayConfig {
             first: 0,
             network: Some(net.clone()),
@@ -1126,7 +1130,7 @@ mod tests {
         };
         let batched = key(play_expectimax_lockstep(&deep, &mut values, &|_| {}).unwrap());
         assert_eq!(batched, network_games(PlayerKind::Expectimax, 2, 4, 5, 1));
-        assert_eq!(calls.get(), steps(&batched));
+        assert_eq!(values.1, steps(&batched));
     }
 
     fn network_games(

@@ -575,11 +575,6 @@ impl LoopSolver {
             .collect()
     }
 
-    /// The plan.
-    pub fn plan(&self) -> Plan {
-        self.plan
-    }
-
     /// Carries out table stage `s` from `board`: along the table, then turning the stage's loop
     /// (under [`Plan::Shortest`] the table alone reaches the goal).
     fn finish_stage(&self, s: usize, board: &mut Board, moves: &mut Vec<Dir>) {

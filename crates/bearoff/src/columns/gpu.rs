@@ -11,7 +11,8 @@
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
-use crate::columns::{Fixed, MAX_ROLL_PIPS, Moves, Real, Recurrence};
+use crate::columns::{CellKind, Cubeful, Cubeless, Fixed, MAX_ROLL_PIPS, Moves, Real, Recurrence};
+use crate::table::Section;
 use rollsim_gpu::{Gpu, GpuError, ParamSlots, grid, layout_entry, whole};
 
 const SHADER: &str = include_str!("../../shaders/columns.wgsl");
@@ -170,6 +171,32 @@ fn pack(moves: &Moves) -> (Vec<u32>, [u32; 4]) {
 pub fn moves_words(moves: &Moves) -> u64 {
     let (starts, plays) = moves.play_lists();
     (starts.len() + plays.len() + 2 * moves.n) as u64
+}
+
+/// Two-sided passes on the GPU, in fixed32 cells.
+pub struct GpuColumns<'a>(pub &'a Gpu);
+
+impl crate::build::ColumnSweeper for GpuColumns<'_> {
+    fn sweep(&self, pass: &mut crate::build::Pass, cell: CellKind) -> anyhow::Result<()> {
+        if cell != CellKind::Fixed32 {
+            anyhow::bail!("the GPU sweep stores fixed32 values, not {}", cell.name());
+        }
+        if pass.skip() {
+            return Ok(());
+        }
+        let (moves, partial, section, first) = (pass.moves, pass.partial, pass.section, pass.first);
+        let reload = |x, cells: &mut [Fixed]| partial.read_column(section, x, cells);
+        let sink = |x, column: &[Fixed]| partial.write_column(section, x, column);
+        let level_done = &mut |level| pass.level_done(level);
+        match section {
+            Section::Cubeless => {
+                sweep::<1, Cubeless>(self.0, moves, first, &reload, &sink, level_done)
+            }
+            Section::Cubeful => {
+                sweep::<3, Cubeful>(self.0, moves, first, &reload, &sink, level_done)
+            }
+        }
+    }
 }
 
 /// Runs the sweep on the GPU from level `first`, as [`crate::columns::sweep`] does on CPU

@@ -160,6 +160,20 @@ struct OneSidedParams {
     pad: [u32; 2],
 }
 
+/// The plays of one-sided passes on the GPU.
+pub struct GpuPlays<'a>(pub &'a Gpu);
+
+impl crate::one_sided::PlaySolver for GpuPlays<'_> {
+    fn policy(
+        &mut self,
+        space: &Space,
+        levels: &Levels,
+        terminal_below: u32,
+    ) -> anyhow::Result<Policy> {
+        Ok(solve_one_sided(self.0, space, levels, terminal_below)?)
+    }
+}
+
 /// Solves the one-sided Bellman equation on the GPU: the same policy as
 /// [`crate::one_sided::policy`] with the same `terminal_below`.
 pub fn solve_one_sided(

@@ -229,6 +229,12 @@ impl GpuNetwork {
     }
 }
 
+impl crate::ntuple::BatchValues for GpuNetwork {
+    fn values(&mut self, boards: &[Board]) -> anyhow::Result<Vec<f32>> {
+        Ok(GpuNetwork::values(self, boards)?)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -127,10 +127,6 @@ impl GpuRolloutEngine {
         })
     }
 
-    pub fn gpu(&self) -> &'static Gpu {
-        self.gpu
-    }
-
     /// Smaller dispatches and batches than the defaults, so that tests exercise the splitting
     /// of large jobs with small ones. `rollouts_per_dispatch` is rounded up to a workgroup.
     pub fn with_split(mut self, rollouts_per_dispatch: u32, roots_per_batch: usize) -> Self {
