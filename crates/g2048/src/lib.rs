@@ -1,6 +1,8 @@
 //! 2048: the bitboard engine, random streams for its spawns and moves, and the players.
 
 pub mod board;
+#[cfg(test)]
+mod equivalence;
 pub mod experiment;
 pub mod ntuple;
 pub mod play;

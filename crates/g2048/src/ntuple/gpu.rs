@@ -244,77 +244,8 @@ mod tests {
     fn ntuple_kernel_validates_with_naga() {
         KERNEL.validate().unwrap_or_else(|e| panic!("{e}"));
     }
-    use crate::ntuple::{small_tuples, standard_tuples};
-    use rollsim_core::rng::Stream;
-
-    fn random_boards(count: usize, seed: u64) -> Vec<Board> {
-        let mut rng = Stream::new(seed, [7, 7, 7]);
-        (0..count)
-            .map(|_| {
-                let raw = (0..16).fold(0u64, |r, c| r | u64::from(rng.below(12)) << (4 * c));
-                Board::from_raw(raw)
-            })
-            .collect()
-    }
-
-    fn randomise(net: &mut Network, seed: u64, count: usize) {
-        let mut rng = Stream::new(seed, [1, 2, 3]);
-        let n = net.len() as u32;
-        for _ in 0..count {
-            let i = rng.below(n) as usize;
-            let v = (f64::from(rng.next_u32()) / 4e6 - 500.0) as f32;
-            net.set_weight(i, v);
-        }
-    }
-
-    /// The same f32 additions in the same order: equal to the last bit on lavapipe; the
-    /// promise for any driver is a relative 1e-6.
-    fn assert_values(gpu: &[f32], cpu: &[f32]) {
-        let same = gpu
-            .iter()
-            .zip(cpu)
-            .filter(|(a, b)| a.to_bits() == b.to_bits())
-            .count();
-        eprintln!("{same} of {} values bit-identical", gpu.len());
-        for (a, b) in gpu.iter().zip(cpu) {
-            assert!((a - b).abs() <= 1e-6 * b.abs().max(1.0), "{a} vs {b}");
-        }
-    }
-
-    #[test]
-    fn gpu_values_equal_cpu_values() {
-        let Some(gpu) = rollsim_gpu::test_gpu("gpu_values_equal_cpu_values") else {
-            return;
-        };
-        let mut net = Network::new(small_tuples()).unwrap();
-        randomise(&mut net, 1, 200_000);
-        let boards = random_boards(5000, 2);
-        let cpu: Vec<f32> = boards.iter().map(|&b| net.value(b)).collect();
-        let mut g = GpuNetwork::new(gpu, &net).unwrap();
-        assert_values(&g.values(&boards).unwrap(), &cpu);
-        // An empty call and a second, different batch on the same buffers.
-        assert!(g.values(&[]).unwrap().is_empty());
-        assert_values(&g.values(&boards[..17]).unwrap(), &cpu[..17]);
-    }
-
-    #[test]
-    fn gpu_f16_values_equal_cpu_values() {
-        let Some(gpu) = rollsim_gpu::test_gpu("gpu_f16_values_equal_cpu_values") else {
-            return;
-        };
-        let mut net = Network::new(small_tuples()).unwrap();
-        randomise(&mut net, 5, 200_000);
-        // Subnormal, zero and negative-zero f16 weights too.
-        for (i, v) in [(0, 3e-6f32), (1, -5e-8), (2, -0.0), (16, 1e-7)] {
-            net.set_weight(i, v);
-        }
-        let net = net.into_f16();
-        let mut boards = random_boards(3000, 6);
-        boards.push(Board::EMPTY);
-        let cpu: Vec<f32> = boards.iter().map(|&b| net.value(b)).collect();
-        let mut g = GpuNetwork::new(gpu, &net).unwrap();
-        assert_values(&g.values(&boards).unwrap(), &cpu);
-    }
+    use crate::equivalence::{assert_values, random_boards, random_network};
+    use crate::ntuple::standard_tuples;
 
     #[test]
     fn standard_network_split_across_bindings() {
@@ -322,8 +253,7 @@ mod tests {
             return;
         };
         // 2^26 f32 weights: two 128 MiB bindings, weights in both.
-        let mut net = Network::new(standard_tuples()).unwrap();
-        randomise(&mut net, 3, 100_000);
+        let net = random_network(standard_tuples(), 3, 100_000);
         let boards = random_boards(2000, 4);
         let cpu: Vec<f32> = boards.iter().map(|&b| net.value(b)).collect();
         let mut g = GpuNetwork::new(gpu, &net).unwrap();
