@@ -2,6 +2,8 @@
 
 pub mod build;
 pub mod columns;
+#[cfg(test)]
+mod equivalence;
 pub mod format;
 pub mod moves;
 pub mod one_sided;

@@ -1076,29 +1076,9 @@ mod tests {
         }
     }
 
-    /// Expected rolls by brute force over every play of every roll, memoised on the counts.
-    fn brute_mean(c: &[u8], memo: &mut std::collections::HashMap<Vec<u8>, f64>) -> f64 {
-        if c.iter().all(|&x| x == 0) {
-            return 0.0;
-        }
-        if let Some(&v) = memo.get(c) {
-            return v;
-        }
-        let mut sum = 0.0;
-        for &(a, b, w) in &ROLLS {
-            let best = crate::moves::slow_plays(c, a.into(), b.into())
-                .iter()
-                .map(|p| brute_mean(p, memo))
-                .fold(f64::INFINITY, f64::min);
-            sum += f64::from(w) * best;
-        }
-        let v = 1.0 + sum / 36.0;
-        memo.insert(c.to_vec(), v);
-        v
-    }
-
     #[test]
     fn sweep_equals_brute_force_over_every_play() {
+        use crate::equivalence::brute_mean;
         let t = OneSided::build(Space::new(5, 5).unwrap(), false);
         let mut memo = std::collections::HashMap::new();
         let mut counts = [0u8; 5];

@@ -290,39 +290,8 @@ mod tests {
 
     #[test]
     fn cubeful_equities_equal_brute_force_and_order_sensibly() {
-        use crate::moves::slow_plays;
+        use crate::equivalence::brute_equities as brute;
         use std::collections::HashMap;
-        type Memo = HashMap<(Vec<u8>, Vec<u8>), [f64; 3]>;
-        // The recurrences of gnubg's makebearoff, on checker counts with every play.
-        fn brute(us: &[u8], them: &[u8], memo: &mut Memo) -> [f64; 3] {
-            if us.iter().all(|&x| x == 0) {
-                return [1.0; 3];
-            }
-            if them.iter().all(|&x| x == 0) {
-                return [-1.0; 3];
-            }
-            let key = (us.to_vec(), them.to_vec());
-            if let Some(&v) = memo.get(&key) {
-                return v;
-            }
-            let mut sum = [0.0; 3];
-            for &(a, b, w) in &ROLLS {
-                let mut best = [f64::NEG_INFINITY; 3];
-                for p in slow_plays(us, a.into(), b.into()) {
-                    let [o, c, u] = brute(them, &p, memo);
-                    let mine = [-u, -cube_decision(c, u), -cube_decision(o, u)];
-                    for j in 0..3 {
-                        best[j] = best[j].max(mine[j]);
-                    }
-                }
-                for j in 0..3 {
-                    sum[j] += f64::from(w) * best[j];
-                }
-            }
-            let v = sum.map(|x| x / 36.0);
-            memo.insert(key, v);
-            v
-        }
         let space = Space::new(3, 3).unwrap();
         let t = TwoSided::build_with_progress(space, true, &|_| {});
         let cube = t.cubeful.as_ref().unwrap();
@@ -361,30 +330,8 @@ mod tests {
 
     #[test]
     fn sweep_equals_brute_force_over_every_play() {
-        use crate::moves::slow_plays;
+        use crate::equivalence::brute_win as brute;
         use std::collections::HashMap;
-        fn brute(us: &[u8], them: &[u8], memo: &mut HashMap<(Vec<u8>, Vec<u8>), f64>) -> f64 {
-            if us.iter().all(|&x| x == 0) {
-                return 1.0;
-            }
-            if them.iter().all(|&x| x == 0) {
-                return 0.0;
-            }
-            let key = (us.to_vec(), them.to_vec());
-            if let Some(&v) = memo.get(&key) {
-                return v;
-            }
-            let mut sum = 0.0;
-            for &(a, b, w) in &ROLLS {
-                let best = slow_plays(us, a.into(), b.into())
-                    .iter()
-                    .map(|p| 1.0 - brute(them, p, memo))
-                    .fold(f64::NEG_INFINITY, f64::max);
-                sum += f64::from(w) * best;
-            }
-            memo.insert(key, sum / 36.0);
-            sum / 36.0
-        }
         let space = Space::new(4, 3).unwrap();
         let two = TwoSided::build(space);
         let n = space.len() as u32;

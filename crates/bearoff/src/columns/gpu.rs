@@ -435,23 +435,6 @@ mod tests {
     }
 
     #[test]
-    fn gpu_sweep_equals_cpu_sweep_bit_for_bit() {
-        let Some(gpu) = test_gpu("gpu_sweep_equals_cpu_sweep_bit_for_bit") else {
-            return;
-        };
-        for checkers in [3, 6, 8] {
-            let space = Space::new(6, checkers).unwrap();
-            let g = solve_in_memory::<1, Cubeless>(gpu, space).unwrap();
-            assert!(
-                g == cpu::<1, Cubeless, Fixed>(space),
-                "cubeless 6x{checkers}"
-            );
-            let g = solve_in_memory::<3, Cubeful>(gpu, space).unwrap();
-            assert!(g == cpu::<3, Cubeful, Fixed>(space), "cubeful 6x{checkers}");
-        }
-    }
-
-    #[test]
     fn a_window_split_across_bindings_and_levels_in_chunks() {
         // 4 checkers on 4 points: 70 positions, all in the window, levels of up to 8.
         let space = Space::new(4, 4).unwrap();

@@ -240,47 +240,4 @@ mod tests {
     fn one_sided_kernel_validates_with_naga() {
         KERNEL.validate().unwrap_or_else(|e| panic!("{e}"));
     }
-    use crate::one_sided::policy;
-
-    fn f64_gpu(test: &str) -> Option<&'static Gpu> {
-        let gpu = rollsim_gpu::test_gpu(test)?;
-        if !gpu.f64 {
-            eprintln!("{test}: skipped, {} has no f64", gpu.adapter.name);
-            return None;
-        }
-        Some(gpu)
-    }
-
-    /// Same operations in the same order on IEEE f64: equal to the last bit on lavapipe. The
-    /// promise for any driver is 1e-12 and the same chosen plays.
-    fn assert_close(gpu: &[f64], cpu: &[f64], what: &str) {
-        let same = gpu
-            .iter()
-            .zip(cpu)
-            .filter(|(a, b)| a.to_bits() == b.to_bits())
-            .count();
-        eprintln!("{what}: {same} of {} values bit-identical", gpu.len());
-        for (a, b) in gpu.iter().zip(cpu) {
-            assert!(
-                (a - b).abs() <= 1e-12 * b.abs().max(1.0),
-                "{what}: {a} vs {b}"
-            );
-        }
-    }
-
-    #[test]
-    fn gpu_one_sided_sweep_equals_cpu_sweep() {
-        let Some(gpu) = f64_gpu("gpu_one_sided_sweep_equals_cpu_sweep") else {
-            return;
-        };
-        for (points, checkers, below) in [(6, 15, 1), (4, 15, 15), (4, 5, 1), (9, 3, 1)] {
-            let space = Space::new(points, checkers).unwrap();
-            let levels = Levels::new(&space);
-            let cpu = policy(&space, below);
-            let g = solve_one_sided(gpu, &space, &levels, below).unwrap();
-            let what = format!("{checkers}x{points} below {below}");
-            assert_eq!(g.succ, cpu.succ, "{what}");
-            assert_close(&g.value, &cpu.value, &what);
-        }
-    }
 }
