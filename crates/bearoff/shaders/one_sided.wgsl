@@ -16,6 +16,8 @@ struct Params {
     pad: vec2<u32>,
 }
 
+// C(n, k) for position.wgsl.
+@group(0) @binding(0) var<storage, read> binomial: array<u32>;
 @group(0) @binding(1) var<uniform> params: Params;
 @group(0) @binding(2) var<storage, read> level: array<u32>;
 @group(0) @binding(3) var<storage, read_write> value: array<f64>;

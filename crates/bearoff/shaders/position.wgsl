@@ -1,8 +1,8 @@
 // One side's bearoff position on the GPU: gnubg's index, unranked, and single-die moves on the
 // index. The twin of Space::position and Unranked in src/bearoff/{position,moves}.rs.
 
-// C(n, k) for n, k < 34, row-major: binomial[34 * n + k].
-@group(0) @binding(0) var<storage, read> binomial: array<u32>;
+// The kernel that includes this declares `binomial: array<u32>`, C(n, k) for n, k < 34,
+// row-major (binomial[34 * n + k]), at a binding of its own: shared WGSL declares none.
 
 fn choose(n: u32, k: u32) -> u32 {
     if k > n {

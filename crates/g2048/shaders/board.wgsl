@@ -6,10 +6,11 @@
 // 65536-entry tables as on the CPU; columns are gathered into a row, looked up, and scattered
 // back, which costs a few shifts instead of a second pair of 64-bit column tables.
 
-// Per row: (row slid left) | (row slid right) << 16.
-@group(0) @binding(0) var<storage, read> row_moves: array<u32>;
-// Per row: points of sliding it either way, plus OVERFLOW_FLAG where two 32768s would merge.
-@group(0) @binding(1) var<storage, read> row_reward: array<u32>;
+// The kernel that includes this declares the tables, at bindings of its own (shared WGSL
+// declares none):
+// - row_moves: array<u32>, per row (row slid left) | (row slid right) << 16;
+// - row_reward: array<u32>, per row the points of sliding it either way, plus OVERFLOW_FLAG
+//   where two 32768s would merge.
 
 const OVERFLOW_FLAG: u32 = 0x1000000u;
 

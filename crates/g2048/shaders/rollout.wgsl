@@ -25,6 +25,9 @@ struct Params {
     stride: u32,
 }
 
+// The row tables of board.wgsl.
+@group(0) @binding(0) var<storage, read> row_moves: array<u32>;
+@group(0) @binding(1) var<storage, read> row_reward: array<u32>;
 @group(0) @binding(2) var<storage, read> roots: array<Root>;
 // Per root, 16 words: score (u64), score^2 (u96), tile sum (u64), tile sum^2 (u96),
 // moves (u64), overflowed rollouts (u32), rollouts recorded (u32), 2 unused. The host checks

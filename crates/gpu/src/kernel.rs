@@ -1,7 +1,9 @@
 //! A WGSL kernel: its parts, composed in order, and its validation with naga.
 //!
 //! WGSL has no imports: a kernel is the concatenation of its parts, shared parts first. The
-//! shared parts declare only functions, constants and the bindings of group 0 they document.
+//! shared parts declare only types, functions and constants; every binding is declared in the
+//! kernel's own part, the last, so that a shared part never fixes another kernel's layout
+//! ([`Kernel::validate`] checks it).
 //! Each game crate defines its kernels beside their CPU twins; this crate holds only what no
 //! game owns: the Philox generator.
 
@@ -17,15 +19,68 @@ impl Kernel {
     }
 
     /// Validates the kernel ([`validate_wgsl`], f64 allowed: the kernels that use it run only
-    /// where the adapter has it) and checks it has a `main` entry point.
-    pub fn validate(&self) -> Result<(), String> {
+    /// where the adapter has it), checks it has a `main` entry point and that its shared
+    /// parts declare no binding, and returns naga's module.
+    pub fn validate(&self) -> Result<naga::Module, String> {
         let module = validate_wgsl(self.name, &self.source(), true)?;
-        if module.entry_points.iter().any(|e| e.name == "main") {
-            Ok(())
-        } else {
-            Err(format!("{} has no main", self.name))
+        if !module.entry_points.iter().any(|e| e.name == "main") {
+            return Err(format!("{} has no main", self.name));
         }
+        let own = self.source().len() - self.parts.last().map_or(0, |p| p.len());
+        for (h, var) in module.global_variables.iter() {
+            let at = module.global_variables.get_span(h).to_range();
+            if var.binding.is_some() && at.is_some_and(|r| r.start < own) {
+                return Err(format!(
+                    "{}: `{}` is bound in a shared part; bindings belong to the kernel's own part",
+                    self.name,
+                    var.name.as_deref().unwrap_or("?")
+                ));
+            }
+        }
+        Ok(module)
     }
+}
+
+/// Checks a host's parameter block against the struct the WGSL binds at `@group(0)
+/// @binding(binding)` as a uniform: the same size, and members of these names at these byte
+/// offsets, in order (`std::mem::offset_of!` on the host side).
+pub fn check_params(
+    module: &naga::Module,
+    binding: u32,
+    size: usize,
+    members: &[(&str, usize)],
+) -> Result<(), String> {
+    let var = module
+        .global_variables
+        .iter()
+        .map(|(_, v)| v)
+        .find(|v| {
+            v.binding
+                .as_ref()
+                .is_some_and(|b| b.group == 0 && b.binding == binding)
+        })
+        .ok_or(format!("nothing is bound at binding {binding}"))?;
+    if var.space != naga::AddressSpace::Uniform {
+        return Err(format!("binding {binding} is not a uniform"));
+    }
+    let naga::TypeInner::Struct {
+        members: wgsl,
+        span,
+    } = &module.types[var.ty].inner
+    else {
+        return Err(format!("binding {binding} is not a struct"));
+    };
+    let wgsl: Vec<(&str, usize)> = wgsl
+        .iter()
+        .map(|m| (m.name.as_deref().unwrap_or("?"), m.offset as usize))
+        .collect();
+    if *span as usize != size || wgsl != members {
+        return Err(format!(
+            "binding {binding}: the host has {size} bytes {members:?}, the WGSL {span} bytes \
+             {wgsl:?}"
+        ));
+    }
+    Ok(())
 }
 
 /// Parses and validates WGSL with naga, the shader compiler inside wgpu (no GPU needed), with
@@ -61,6 +116,41 @@ mod tests {
     #[test]
     fn the_philox_check_validates_with_naga() {
         PHILOX_CHECK.validate().unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    /// A binding in a shared part, and parameters that drifted from the host's, are refused.
+    #[test]
+    fn shared_bindings_and_drifted_parameters_are_refused() {
+        const BOUND: &str = "@group(0) @binding(0) var<storage, read> t: array<u32>;\n";
+        const OWN: &str = "struct P { a: u32, b: vec2<u32> }
+            @group(0) @binding(1) var<uniform> p: P;
+            @compute @workgroup_size(1) fn main() { let x = t[0] + p.a; }";
+        let shared = Kernel {
+            name: "shared",
+            parts: &[BOUND, OWN],
+        };
+        let e = shared.validate().unwrap_err();
+        assert!(e.contains("`t` is bound in a shared part"), "{e}");
+        let whole = [BOUND, OWN].concat();
+        let module = validate_wgsl("own", &whole, false).unwrap();
+        check_params(&module, 1, 16, &[("a", 0), ("b", 8)]).unwrap();
+        for (size, members) in [
+            (16, &[("a", 0), ("b", 4)][..]),
+            (12, &[("a", 0), ("b", 8)][..]),
+            (16, &[("a", 0), ("c", 8)][..]),
+            (16, &[("a", 0)][..]),
+        ] {
+            assert!(
+                check_params(&module, 1, size, members).is_err(),
+                "{members:?}"
+            );
+        }
+        assert!(
+            check_params(&module, 0, 16, &[])
+                .unwrap_err()
+                .contains("not a uniform")
+        );
+        assert!(check_params(&module, 2, 16, &[]).is_err());
     }
 
     /// The WGSL generator against the Rust one, on the known answers and on random inputs.

@@ -60,7 +60,9 @@ struct Params {
     slot_at: u32,
     order_at: u32,
     slots_per_binding: u32,
-    pad: [u32; 3],
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 /// How a sweep's buffers fit the adapter's limits.
@@ -339,7 +341,9 @@ fn sweep_within<const K: usize, R: Recurrence<K>>(
                 slot_at: at[2],
                 order_at: at[3],
                 slots_per_binding: layout.slots_per_binding as u32,
-                pad: [0; 3],
+                pad0: 0,
+                pad1: 0,
+                pad2: 0,
             };
             params.write(gpu, &[p]);
             let mut enc = gpu
@@ -429,8 +433,25 @@ mod tests {
                 (format!("cubeful, {b} bindings"), source::<3, Cubeful>(b)),
             ]
         }) {
-            rollsim_gpu::kernel::validate_wgsl(&name, &src, false)
+            let module = rollsim_gpu::kernel::validate_wgsl(&name, &src, false)
                 .unwrap_or_else(|e| panic!("{e}"));
+            use std::mem::offset_of;
+            let members = [
+                ("n", offset_of!(Params, n)),
+                ("first", offset_of!(Params, first)),
+                ("count", offset_of!(Params, count)),
+                ("groups_x", offset_of!(Params, groups_x)),
+                ("plays_start_at", offset_of!(Params, plays_start_at)),
+                ("plays_at", offset_of!(Params, plays_at)),
+                ("slot_at", offset_of!(Params, slot_at)),
+                ("order_at", offset_of!(Params, order_at)),
+                ("slots_per_binding", offset_of!(Params, slots_per_binding)),
+                ("pad0", offset_of!(Params, pad0)),
+                ("pad1", offset_of!(Params, pad1)),
+                ("pad2", offset_of!(Params, pad2)),
+            ];
+            rollsim_gpu::kernel::check_params(&module, 0, size_of::<Params>(), &members)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
         }
     }
 
