@@ -138,8 +138,7 @@ pub fn bearoff_build(
         times.push(start.elapsed().as_secs_f64());
     }
     let total = times.iter().sum();
-    times.sort_by(f64::total_cmp);
-    let secs = times[times.len() / 2];
+    let secs = rollsim_core::stats::median(&mut times);
     let kind = if two_sided { "two-sided" } else { "one-sided" };
     let mut extra = vec![(
         if two_sided { "pairs/s" } else { "positions/s" }.into(),

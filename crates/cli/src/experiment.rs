@@ -12,6 +12,7 @@ use rollsim_2048::experiment::{
     self, ExperimentError, Header, Results, Shard, Summary, parse_rollouts, read_results,
     summarize, write_csv,
 };
+use rollsim_2048::reach::{Reached, SHOWN_FROM};
 
 #[derive(ClapArgs, Debug)]
 pub struct ExperimentArgs {
@@ -141,9 +142,10 @@ fn report(path: &std::path::Path, s: &Summary, json: bool) -> anyhow::Result<()>
         "games",
         "mean score [95% CI]",
         "median",
-        experiment::REACH_TILES
-            .iter()
-            .map(|t| format!("{:>20}", format!("{t} [95% CI]")))
+        Reached::default()
+            .counts()
+            .filter(|&(t, _)| t >= SHOWN_FROM)
+            .map(|(t, _)| format!("{:>20}", format!("{t} [95% CI]")))
             .collect::<Vec<_>>()
             .join(" ")
     );
@@ -151,6 +153,7 @@ fn report(path: &std::path::Path, s: &Summary, json: bool) -> anyhow::Result<()>
         let reach: Vec<String> = p
             .reach
             .iter()
+            .filter(|r| r.tile >= SHOWN_FROM)
             .map(|r| {
                 format!(
                     "{:>20}",

@@ -607,7 +607,7 @@ struct TrainReport {
 fn block_line(b: &BlockStats) -> String {
     let reach: Vec<String> = b
         .reach
-        .iter()
+        .range(rollsim_2048::reach::SHOWN_FROM..)
         .map(|(t, p)| format!("{t} {:5.1}%", 100.0 * p))
         .collect();
     format!(

@@ -5,6 +5,7 @@
 pub mod files;
 pub mod memory;
 pub mod rng;
+pub mod stats;
 pub mod text;
 
 /// Instantiates tests written once, generic over a device, for every backend, as cubecl's

@@ -18,14 +18,12 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use super::play::{Game, GameState, Objective, play_mc_games};
+use super::reach::Reached;
 use super::rollout::RolloutEngine;
+use rollsim_core::stats::{Histogram, Interval, Z95, wilson};
 
 /// The `format` of a results file's header.
 pub const FORMAT: &str = "rollsim-2048-experiment/1";
-/// The tiles whose reach rates the summary reports.
-pub const REACH_TILES: [u32; 4] = [2048, 4096, 8192, 16384];
-/// The normal quantile of a two-sided 95% interval.
-pub const Z95: f64 = 1.959_963_984_540_054;
 
 /// Bad input about an experiment (a bad shard, a results file of other parameters, shards that
 /// do not fit together): the command line reports it with exit code 2.
@@ -562,67 +560,6 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> anyhow::Result<usize> {
     Ok(records.len())
 }
 
-/// A two-sided interval.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Interval {
-    pub lo: f64,
-    pub hi: f64,
-}
-
-/// The 95% Wilson score interval of a proportion `k / n` (`n` > 0).
-pub fn wilson(k: u64, n: u64, z: f64) -> Interval {
-    let n = n as f64;
-    let p = k as f64 / n;
-    let z2 = z * z;
-    let d = 1.0 + z2 / n;
-    let centre = (p + z2 / (2.0 * n)) / d;
-    let half = z / d * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
-    // The bounds are exactly 0 at k = 0 and 1 at k = n; rounding would miss them by an ulp.
-    Interval {
-        lo: if k == 0 {
-            0.0
-        } else {
-            (centre - half).max(0.0)
-        },
-        hi: if k as f64 == n {
-            1.0
-        } else {
-            (centre + half).min(1.0)
-        },
-    }
-}
-
-/// Mean, sample standard deviation and the normal-approximation interval of the mean
-/// (`mean ± z sd / sqrt(n)`; a single value's interval is the value itself).
-pub fn mean_interval(xs: &[f64], z: f64) -> (f64, f64, Interval) {
-    let n = xs.len() as f64;
-    let mean = xs.iter().sum::<f64>() / n;
-    let sd = if xs.len() > 1 {
-        (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
-    } else {
-        0.0
-    };
-    let half = z * sd / n.sqrt();
-    (
-        mean,
-        sd,
-        Interval {
-            lo: mean - half,
-            hi: mean + half,
-        },
-    )
-}
-
-/// The median of sorted values.
-fn median(sorted: &[f64]) -> f64 {
-    let m = sorted.len() / 2;
-    if sorted.len() % 2 == 1 {
-        sorted[m]
-    } else {
-        (sorted[m - 1] + sorted[m]) / 2.0
-    }
-}
-
 /// Score statistics of a sweep point.
 #[derive(Clone, Debug, Serialize)]
 pub struct ScoreSummary {
@@ -681,32 +618,36 @@ pub fn summarize(f: &ResultsFile) -> Summary {
             if rs.is_empty() {
                 return None;
             }
-            let mut scores: Vec<f64> = rs.iter().map(|r| r.score as f64).collect();
-            scores.sort_by(f64::total_cmp);
-            let (mean, sd, mean_ci95) = mean_interval(&scores, Z95);
+            let scores: Histogram = rs.iter().map(|r| r.score).collect();
+            let score = scores.summary();
+            let mut reached = Reached::default();
+            for r in &rs {
+                reached.add(if r.max_tile == 0 {
+                    0
+                } else {
+                    r.max_tile.ilog2() as u8
+                });
+            }
             let games = rs.len() as u64;
             Some(Point {
                 rollouts: n,
                 games,
                 expected: h.shard.games_in(h.games),
                 score: ScoreSummary {
-                    mean,
-                    mean_ci95,
-                    median: median(&scores),
-                    sd,
-                    min: rs.iter().map(|r| r.score).min().unwrap_or(0),
-                    max: rs.iter().map(|r| r.score).max().unwrap_or(0),
+                    mean: score.mean,
+                    mean_ci95: score.mean_interval(Z95),
+                    median: score.median,
+                    sd: score.sd,
+                    min: score.min,
+                    max: score.max,
                 },
-                reach: REACH_TILES
-                    .iter()
-                    .map(|&tile| {
-                        let k = rs.iter().filter(|r| r.max_tile >= tile).count() as u64;
-                        Reach {
-                            tile,
-                            games: k,
-                            rate: k as f64 / games as f64,
-                            ci95: wilson(k, games, Z95),
-                        }
+                reach: reached
+                    .counts()
+                    .map(|(tile, k)| Reach {
+                        tile,
+                        games: k,
+                        rate: k as f64 / games as f64,
+                        ci95: wilson(k, games, Z95),
                     })
                     .collect(),
                 moves_per_game: rs.iter().map(|r| f64::from(r.moves)).sum::<f64>() / games as f64,
@@ -731,7 +672,7 @@ impl Summary {
         let mut s = String::from(
             "rollouts,games,score_mean,score_mean_lo95,score_mean_hi95,score_median,score_sd,score_min,score_max,moves_per_game,overflow_games",
         );
-        for t in REACH_TILES {
+        for (t, _) in Reached::default().counts() {
             s.push_str(&format!(",reach_{t},reach_{t}_lo95,reach_{t}_hi95"));
         }
         s.push('\n');
@@ -790,37 +731,6 @@ mod tests {
         );
     }
     use crate::CpuEngine;
-
-    fn close(a: f64, b: f64) -> bool {
-        (a - b).abs() < 5e-5
-    }
-
-    #[test]
-    fn experiment_wilson_known_values() {
-        // Newcombe (1998) and the usual tables: 5/10, 0/10, 10/10, 81/263.
-        let i = wilson(5, 10, Z95);
-        assert!(close(i.lo, 0.2366) && close(i.hi, 0.7634), "{i:?}");
-        let i = wilson(0, 10, Z95);
-        assert!(i.lo == 0.0 && close(i.hi, 0.2775), "{i:?}");
-        let i = wilson(10, 10, Z95);
-        assert!(close(i.lo, 0.7225) && i.hi == 1.0, "{i:?}");
-        let i = wilson(81, 263, Z95);
-        assert!(close(i.lo, 0.2553) && close(i.hi, 0.3662), "{i:?}");
-    }
-
-    #[test]
-    fn experiment_mean_interval() {
-        let (m, sd, i) = mean_interval(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0], Z95);
-        assert_eq!(m, 5.0);
-        let sd_expected = (32.0f64 / 7.0).sqrt();
-        assert!((sd - sd_expected).abs() < 1e-12);
-        let half = Z95 * sd_expected / 8f64.sqrt();
-        assert!((i.lo - (5.0 - half)).abs() < 1e-12 && (i.hi - (5.0 + half)).abs() < 1e-12);
-        let (m, sd, i) = mean_interval(&[3.0], Z95);
-        assert_eq!((m, sd, i.lo, i.hi), (3.0, 0.0, 3.0, 3.0));
-        assert_eq!(median(&[1.0, 2.0, 10.0]), 2.0);
-        assert_eq!(median(&[1.0, 2.0, 10.0, 20.0]), 6.0);
-    }
 
     #[test]
     fn experiment_shard_and_rollout_parsing() {

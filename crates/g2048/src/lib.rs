@@ -6,6 +6,7 @@ mod equivalence;
 pub mod experiment;
 pub mod ntuple;
 pub mod play;
+pub mod reach;
 pub mod rollout;
 pub mod text;
 pub mod train;

@@ -10,8 +10,10 @@ use serde::Serialize;
 
 use super::board::{Board, Dir, Moved, tables};
 use super::ntuple::{BatchValues, Element, Network};
+use super::reach::Reached;
 use super::rollout::{RolloutEngine, RolloutSums, Root, random_legal_move};
 use rollsim_core::rng::{MAX_MOVE_NUMBER, Stream};
+use rollsim_core::stats::Histogram;
 
 /// How a game stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -784,10 +786,8 @@ pub struct Report {
 /// fewer than games), the tiles reached, the moves.
 #[derive(Clone, Debug, Default)]
 pub struct Tally {
-    scores: BTreeMap<u64, u64>,
-    games: u64,
-    /// Games whose largest tile reached 2^(7 + k).
-    reach: [u64; 9],
+    scores: Histogram,
+    reach: Reached,
     overflow: u64,
     moves: u64,
     pub rollouts: u64,
@@ -796,12 +796,8 @@ pub struct Tally {
 impl Tally {
     pub fn add(&mut self, played: &Played) {
         for g in &played.games {
-            *self.scores.entry(g.score).or_default() += 1;
-            self.games += 1;
-            let top = g.board.max_exponent();
-            for (k, r) in self.reach.iter_mut().enumerate() {
-                *r += u64::from(usize::from(top) >= 7 + k);
-            }
+            self.scores.add(g.score);
+            self.reach.add(g.board.max_exponent());
             self.overflow += u64::from(g.state == GameState::Overflow);
             self.moves += u64::from(g.moves);
         }
@@ -810,45 +806,13 @@ impl Tally {
 
     /// Mean, median, extremes and sample standard deviation of the scores.
     fn score_stats(&self) -> ScoreStats {
-        let n = self.games.max(1) as f64;
-        let total: u128 = self
-            .scores
-            .iter()
-            .map(|(&s, &c)| u128::from(s) * u128::from(c))
-            .sum();
-        let mean = total as f64 / n;
-        // The k-th score in ascending order (k from 0).
-        let kth = |k: u64| {
-            let mut seen = 0;
-            for (&s, &c) in &self.scores {
-                seen += c;
-                if seen > k {
-                    return s;
-                }
-            }
-            0
-        };
-        let median = match self.games {
-            0 => f64::NAN,
-            g if g % 2 == 1 => kth(g / 2) as f64,
-            g => (kth(g / 2 - 1) + kth(g / 2)) as f64 / 2.0,
-        };
-        let sd = if self.games > 1 {
-            let ss: f64 = self
-                .scores
-                .iter()
-                .map(|(&s, &c)| c as f64 * (s as f64 - mean).powi(2))
-                .sum();
-            (ss / (n - 1.0)).sqrt()
-        } else {
-            0.0
-        };
+        let s = self.scores.summary();
         ScoreStats {
-            mean,
-            median,
-            max: self.scores.keys().next_back().copied().unwrap_or(0),
-            min: self.scores.keys().next().copied().unwrap_or(0),
-            sd,
+            mean: if s.n == 0 { 0.0 } else { s.mean },
+            median: s.median,
+            max: s.max,
+            min: s.min,
+            sd: if s.n == 0 { 0.0 } else { s.sd },
         }
     }
 }
@@ -861,13 +825,9 @@ impl Report {
         backend: String,
         adapter: Option<String>,
     ) -> Report {
-        let n = tally.games.max(1) as f64;
-        let reach = tally
-            .reach
-            .iter()
-            .enumerate()
-            .map(|(k, &hit)| (1u32 << (7 + k), hit as f64 / n))
-            .collect();
+        let games = tally.reach.games();
+        let n = games.max(1) as f64;
+        let reach = tally.reach.rates();
         let secs = seconds.max(1e-9);
         let mc = config.player == PlayerKind::Mc;
         Report {
@@ -893,7 +853,7 @@ impl Report {
             overflow_games: tally.overflow as u32,
             moves_per_game: tally.moves as f64 / n,
             seconds,
-            games_per_s: tally.games as f64 / secs,
+            games_per_s: games as f64 / secs,
             moves_per_s: tally.moves as f64 / secs,
             rollouts_per_s: mc.then_some(tally.rollouts as f64 / secs),
         }

@@ -166,17 +166,7 @@ impl RolloutSums {
 
     /// Mean and sample standard deviation of `sum` and `sum_sq` over the rollouts.
     pub fn mean_sd(&self, sum: u64, sum_sq: u128) -> (f64, f64) {
-        let n = f64::from(self.rollouts);
-        if self.rollouts == 0 {
-            return (f64::NAN, f64::NAN);
-        }
-        let mean = sum as f64 / n;
-        if self.rollouts < 2 {
-            return (mean, 0.0);
-        }
-        // Exact integer numerator n*sum_sq - sum^2 keeps the variance free of cancellation.
-        let num = u128::from(self.rollouts) * sum_sq - u128::from(sum) * u128::from(sum);
-        (mean, (num as f64 / (n * (n - 1.0))).sqrt())
+        rollsim_core::stats::mean_sd(self.rollouts.into(), sum.into(), sum_sq)
     }
 }
 

@@ -57,7 +57,7 @@ pub struct BlockStats {
     pub block_games: u64,
     pub mean_score: f64,
     pub max_score: u64,
-    /// Fraction of the block's games whose largest tile reached 2048, 4096, 8192, 16384, 32768.
+    /// Fraction of the block's games whose largest tile reached each of 128 to 32768.
     pub reach: BTreeMap<u32, f64>,
     pub moves: u64,
     pub seconds: f64,
@@ -130,12 +130,13 @@ fn block_stats(games: u64, results: &[GameResult], seconds: f64) -> BlockStats {
         block_games: results.len() as u64,
         mean_score: results.iter().map(|r| r.score as f64).sum::<f64>() / n,
         max_score: results.iter().map(|r| r.score).max().unwrap_or(0),
-        reach: (11..=15)
-            .map(|e| {
-                let hit = results.iter().filter(|r| r.max_exponent >= e).count();
-                (1u32 << e, hit as f64 / n)
-            })
-            .collect(),
+        reach: {
+            let mut r = crate::reach::Reached::default();
+            for g in results {
+                r.add(g.max_exponent);
+            }
+            r.rates()
+        },
         moves,
         seconds,
         moves_per_s: moves as f64 / seconds.max(1e-9),
