@@ -47,11 +47,15 @@ pub struct Args {
     /// Seconds per workload (default 5, 1 with --quick).
     #[arg(long)]
     seconds: Option<f64>,
-    /// Write the figures with the machine description as JSON to this file, and as CSV and a
-    /// PNG chart beside it (`rec.json`: `rec.csv`, `rec.png`; another name gets `.csv` and
-    /// `.png` added); each written to a temporary file, then renamed.
+    /// Write the figures with the machine description as JSON to this file, and as CSV beside
+    /// it (`rec.json`: `rec.csv`; another name gets `.csv` added); each written to a temporary
+    /// file, then renamed.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Run only these workloads (comma-separated or repeated).
+    #[arg(long, value_delimiter = ',', num_args = 1.., value_name = "NAME",
+          value_parser = clap::builder::PossibleValuesParser::new(workload_names()))]
+    only: Vec<String>,
     /// Print one JSON object on stdout instead of the table.
     #[arg(long)]
     json: bool,
@@ -114,6 +118,135 @@ fn cpu_model() -> String {
         .unwrap_or_else(|| std::env::consts::ARCH.to_string())
 }
 
+/// What every workload is run with.
+struct Run<'a> {
+    quick: bool,
+    secs: f64,
+    threads: usize,
+    roots: &'a [rollsim_2048::Root],
+    rollouts: u32,
+    per_invocation: Option<u32>,
+    network: &'a Network,
+    boards: &'a [rollsim_2048::Board],
+    /// The GPU rollouts' kernel time from timestamp queries, where the adapter has them.
+    kernel_seconds: std::cell::Cell<Option<f64>>,
+}
+
+type CpuRun = fn(&Run) -> anyhow::Result<Vec<Measurement>>;
+type GpuRun = fn(&Run, &'static Gpu) -> anyhow::Result<Vec<Measurement>>;
+
+/// One workload of `bench`: its name for `--only`, and how it runs on each backend it has.
+struct Workload {
+    name: &'static str,
+    cpu: Option<CpuRun>,
+    gpu: Option<GpuRun>,
+}
+
+/// Every workload, in the order they run (the CPU's first, then the GPU's).
+const WORKLOADS: &[Workload] = &[
+    Workload {
+        name: "playouts",
+        cpu: Some(|c| {
+            let mut out = vec![random_playouts(1, c.secs)?];
+            if c.threads > 1 {
+                out.push(random_playouts(c.threads, c.secs)?);
+            }
+            Ok(out)
+        }),
+        gpu: None,
+    },
+    Workload {
+        name: "rollouts",
+        cpu: Some(|c| Ok(vec![rollouts(&mut CpuEngine, c.roots, c.rollouts, c.secs)?])),
+        gpu: Some(|c, g| {
+            let mut engine = GpuRolloutEngine::new(g)?;
+            if let Some(k) = c.per_invocation {
+                engine = engine.with_rollouts_per_invocation(k);
+            }
+            // One untimed call compiles the pipeline and sizes the buffers.
+            engine.evaluate_warm(c.roots, c.rollouts)?;
+            let before = engine.gpu_seconds;
+            let m = rollouts(&mut engine, c.roots, c.rollouts, c.secs)?;
+            c.kernel_seconds
+                .set(engine.gpu_seconds.zip(before).map(|(a, b)| a - b));
+            Ok(vec![m])
+        }),
+    },
+    Workload {
+        name: "ntuple-lookups",
+        cpu: Some(|c| Ok(vec![ntuple_lookups_cpu(c.network, c.boards, c.secs)])),
+        gpu: Some(|c, g| Ok(vec![ntuple_lookups_gpu(g, c.network, c.boards, c.secs)?])),
+    },
+    Workload {
+        name: "ntuple-training",
+        cpu: Some(|c| Ok(vec![ntuple_training(if c.quick { 500 } else { 5000 })?])),
+        gpu: None,
+    },
+    Workload {
+        name: "puzzle-loop",
+        cpu: Some(|c| Ok(vec![puzzle_solve_loop(c.secs)])),
+        gpu: None,
+    },
+    Workload {
+        name: "puzzle-optimal",
+        // The 6-6-3 databases build in seconds (then come from the cache); 7-8 takes minutes.
+        cpu: Some(|c| {
+            let (partition, boards) = match c.quick {
+                true => (Partition::P555, 20),
+                false => (Partition::P663, 100),
+            };
+            Ok(vec![puzzle_optimal(partition, boards)?])
+        }),
+        gpu: None,
+    },
+    Workload {
+        name: "bearoff",
+        cpu: Some(|c| {
+            bearoff_tables(c.quick)
+                .iter()
+                .map(|&(points, checkers, two)| bearoff_build(points, checkers, two, None, c.secs))
+                .collect()
+        }),
+        gpu: Some(|c, g| {
+            let mut out = Vec::new();
+            if !g.f64 {
+                eprintln!(
+                    "  skipped bearoff on the gpu: {} has no f64",
+                    g.adapter.name
+                );
+                return Ok(out);
+            }
+            // The large tables would take minutes on a software adapter.
+            let quick = c.quick || !g.adapter.real_gpu;
+            for &(points, checkers, two) in bearoff_tables(quick) {
+                match bearoff_build(points, checkers, two, Some(g), c.secs) {
+                    Ok(m) => out.push(m),
+                    // A table larger than the adapter's buffers is no reason to stop the run.
+                    Err(e)
+                        if e.downcast_ref::<GpuError>()
+                            .is_some_and(|e| matches!(e, GpuError::Unsupported(_))) =>
+                    {
+                        eprintln!("  skipped bearoff {checkers}x{points} on the gpu: {e}");
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(out)
+        }),
+    },
+];
+
+/// The names `--only` takes.
+pub fn workload_names() -> Vec<&'static str> {
+    WORKLOADS.iter().map(|w| w.name).collect()
+}
+
+/// What to say when `bench` runs without a GPU, and how to get one.
+const NO_GPU: &str = "no GPU in this run, so no GPU rows. rollsim reaches GPUs through wgpu \
+(Vulkan, Metal, DX12); on Linux install the vendor's Vulkan driver, or Mesa's (Debian and \
+Ubuntu: mesa-vulkan-drivers, with the lavapipe software adapter, which `--backend auto` leaves \
+out and `--backend gpu` takes). `rollsim devices` lists what rollsim sees.";
+
 pub fn run(a: Args) -> anyhow::Result<()> {
     if let Some(Command::Compare { old, new, json }) = &a.command {
         return compare(old, new, *json);
@@ -128,97 +261,70 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             "--seconds must be positive, not {secs}"
         )));
     }
-    let threads = rayon::current_num_threads();
-    let default = if a.quick { 64 } else { 256 };
-    let n = a.rollouts.unwrap_or(default);
-    let roots = sample_roots(a.roots.unwrap_or(default) as usize);
-    let mut out = Vec::new();
-    let note = |m: &Measurement| {
-        if !a.json {
-            eprintln!("  measured {} on {} {}", m.workload, m.backend, m.on);
-        }
-    };
+    let selected = |w: &Workload| a.only.is_empty() || a.only.iter().any(|n| n == w.name);
     let gpu = match a.backend {
         Some(BackendArg::Cpu) => None,
         Some(b) => Gpu::for_backend(b.into())?,
-        // Any adapter, but its absence is no error.
-        None => Gpu::for_backend(Backend::Gpu).ok().flatten(),
+        // Any adapter; without one the run goes on, and says why.
+        None => Gpu::for_backend(Backend::Gpu).unwrap_or_else(|e| {
+            eprintln!("{e}");
+            None
+        }),
     };
-    let mut kernel_seconds = None;
+    if gpu.is_none() && a.backend != Some(BackendArg::Cpu) {
+        eprintln!("{NO_GPU}");
+    }
+    let threads = rayon::current_num_threads();
+    let default = if a.quick { 64 } else { 256 };
     // The standard 4x6-tuple network (its weights do not change the lookup speed).
     let network = Network::new(standard_tuples())?;
     let boards = sample_boards(if a.quick { 1 << 16 } else { 1 << 18 });
-    if a.backend != Some(BackendArg::Gpu) {
-        for t in [1, threads] {
-            let m = random_playouts(t, secs)?;
-            note(&m);
-            out.push(m);
-            if threads == 1 {
-                break;
+    let roots = sample_roots(a.roots.unwrap_or(default) as usize);
+    let context = Run {
+        quick: a.quick,
+        secs,
+        threads,
+        roots: &roots,
+        rollouts: a.rollouts.unwrap_or(default),
+        per_invocation: a.per_invocation,
+        network: &network,
+        boards: &boards,
+        kernel_seconds: std::cell::Cell::new(None),
+    };
+    let mut out = Vec::new();
+    let mut keep = |ms: Vec<Measurement>| {
+        for m in ms {
+            if !a.json {
+                eprintln!("  measured {} on {} {}", m.workload, m.backend, m.on);
             }
-        }
-        let m = rollouts(&mut CpuEngine, &roots, n, secs)?;
-        note(&m);
-        out.push(m);
-        let m = ntuple_lookups_cpu(&network, &boards, secs);
-        note(&m);
-        out.push(m);
-        let m = ntuple_training(if a.quick { 500 } else { 5000 })?;
-        note(&m);
-        out.push(m);
-        let m = puzzle_solve_loop(secs);
-        note(&m);
-        out.push(m);
-        // The 6-6-3 databases build in seconds (then come from the cache); 7-8 takes minutes.
-        let partition = if a.quick {
-            Partition::P555
-        } else {
-            Partition::P663
-        };
-        let m = puzzle_optimal(partition, if a.quick { 20 } else { 100 })?;
-        note(&m);
-        out.push(m);
-        for &(points, checkers, two) in bearoff_tables(a.quick) {
-            let m = bearoff_build(points, checkers, two, None, secs)?;
-            note(&m);
             out.push(m);
+        }
+    };
+    if a.backend != Some(BackendArg::Gpu) {
+        for w in WORKLOADS.iter().filter(|w| selected(w)) {
+            if let Some(run) = w.cpu {
+                keep(run(&context)?);
+            }
         }
     }
     if let Some(g) = gpu {
-        let mut engine = GpuRolloutEngine::new(g)?;
-        if let Some(k) = a.per_invocation {
-            engine = engine.with_rollouts_per_invocation(k);
-        }
-        // One untimed call compiles the pipeline and sizes the buffers.
-        engine.evaluate_warm(&roots, n)?;
-        let before = engine.gpu_seconds;
-        let m = rollouts(&mut engine, &roots, n, secs)?;
-        kernel_seconds = engine.gpu_seconds.zip(before).map(|(a, b)| a - b);
-        note(&m);
-        out.push(m);
-        let m = ntuple_lookups_gpu(g, &network, &boards, secs)?;
-        note(&m);
-        out.push(m);
-        if g.f64 {
-            // The large tables would take minutes on a software adapter.
-            let quick = a.quick || !g.adapter.real_gpu;
-            for &(points, checkers, two) in bearoff_tables(quick) {
-                match bearoff_build(points, checkers, two, Some(g), secs) {
-                    Ok(m) => {
-                        note(&m);
-                        out.push(m);
-                    }
-                    // A table larger than the adapter's buffers is no reason to stop the run.
-                    Err(e)
-                        if e.downcast_ref::<GpuError>()
-                            .is_some_and(|e| matches!(e, GpuError::Unsupported(_))) =>
-                    {
-                        eprintln!("  skipped bearoff {checkers}x{points} on the gpu: {e}");
-                    }
-                    Err(e) => return Err(e),
-                }
+        for w in WORKLOADS.iter().filter(|w| selected(w)) {
+            if let Some(run) = w.gpu {
+                keep(run(&context, g)?);
             }
         }
+    }
+    if out.is_empty() {
+        return Err(super::input_error(format!(
+            "nothing to measure: {} {} no workload on {}",
+            a.only.join(", "),
+            if a.only.len() == 1 { "has" } else { "have" },
+            if gpu.is_some() {
+                "the gpu"
+            } else {
+                "this backend"
+            }
+        )));
     }
     let report = BenchReport {
         rollsim_version: env!("CARGO_PKG_VERSION"),
@@ -230,7 +336,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         cpu: cpu_model(),
         cpu_threads: threads,
         adapter: gpu.map(|g| g.adapter.clone()),
-        gpu_kernel_seconds: kernel_seconds,
+        gpu_kernel_seconds: context.kernel_seconds.get(),
         measurements: out,
     };
     // The figures first, so that a failing write loses none of them.
@@ -243,17 +349,16 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         let json = serde_json::to_vec_pretty(&report)?;
         let named = |p: &Path| format!("writing {}", p.display());
         write_atomically(path, |w| w.write_all(&json)).with_context(|| named(path))?;
-        let (csv_path, png_path) = (beside(path, "csv"), beside(path, "png"));
+        let csv_path = beside(path, "csv");
         write_atomically(&csv_path, |w| w.write_all(csv(&report).as_bytes()))
             .with_context(|| named(&csv_path))?;
-        write_atomically(&png_path, |w| chart(&report, w)).with_context(|| named(&png_path))?;
     }
     Ok(())
 }
 
-/// The name of the CSV or PNG written beside a record: `rec.json` gives `rec.csv`, any other
-/// name gets the extension added (`rec.csv` gives `rec.csv.csv`), so neither is ever the
-/// record itself.
+/// The name of the CSV written beside a record: `rec.json` gives `rec.csv`, any other name
+/// gets the extension added (`rec.csv` gives `rec.csv.csv`), so it is never the record
+/// itself.
 fn beside(record: &Path, ext: &str) -> PathBuf {
     match record.extension() {
         Some(e) if e == "json" => record.with_extension(ext),
@@ -326,108 +431,56 @@ fn print_table(r: &BenchReport) {
     }
 }
 
-/// A figure for people: 23.1 M moves/s, 0.073 s.
-fn human(figure: f64, unit: &str) -> String {
-    let (v, prefix) = match figure.abs() {
-        x if x >= 1e9 => (figure / 1e9, " G "),
-        x if x >= 1e6 => (figure / 1e6, " M "),
-        x if x >= 1e4 => (figure / 1e3, " k "),
-        _ => (figure, " "),
-    };
-    let digits = if v.abs() >= 100.0 {
-        0
-    } else if v.abs() >= 10.0 {
-        1
-    } else {
-        3
-    };
-    format!("{v:.digits$}{prefix}{unit}")
-}
-
-/// The bar chart of a run: per workload, a bar per backend, as long as its speed relative to
-/// the fastest backend on that workload.
-fn chart(r: &BenchReport, out: &mut impl Write) -> std::io::Result<()> {
-    let speed = |m: &Measurement| {
-        if m.unit == "s" {
-            1.0 / m.figure
-        } else {
-            m.figure
-        }
-    };
-    let mut bars = Vec::new();
-    let mut seen: Vec<&str> = Vec::new();
-    for m in &r.measurements {
-        if seen.contains(&m.workload.as_str()) {
-            continue;
-        }
-        seen.push(&m.workload);
-        let same: Vec<&Measurement> = r
-            .measurements
-            .iter()
-            .filter(|x| x.workload == m.workload)
-            .collect();
-        let best = same.iter().map(|x| speed(x)).fold(0.0, f64::max);
-        for x in same {
-            bars.push(crate::chart::Bar {
-                label: format!("{} [{}]", x.workload, x.backend),
-                value: human(x.figure, &x.unit),
-                fraction: speed(x) / best,
-                color: if x.backend == "gpu" {
-                    [230, 120, 30]
-                } else {
-                    [40, 100, 200]
-                },
-            });
-        }
-    }
-    let gpu = r
-        .adapter
-        .as_ref()
-        .map_or("no GPU".to_string(), |a| a.name.clone());
-    let title = format!(
-        "rollsim {} ({}) on {} ({}), {}",
-        r.rollsim_version,
-        r.git_commit,
-        r.cpu,
-        count(r.cpu_threads, "thread"),
-        gpu
-    );
-    crate::chart::bar_chart(&title, &bars, out)
-}
-
-/// The figures as CSV, one row per measurement, each with the machine description.
+/// The figures as CSV, one row per measurement, each with the machine description: under a
+/// bare header, text in quotes and numbers bare.
 fn csv(r: &BenchReport) -> String {
-    let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
     let (adapter, driver) = r
         .adapter
         .as_ref()
         .map_or((String::new(), String::new()), |a| {
             (a.name.clone(), format!("{} {}", a.driver, a.driver_info))
         });
-    let mut out = String::from(
-        "workload,backend,on,figure,unit,seconds,also,cpu,cpu_threads,adapter,driver,rollsim_version,git_commit\n",
-    );
+    let mut header = csv::Writer::from_writer(Vec::new());
+    header
+        .write_record([
+            "workload",
+            "backend",
+            "on",
+            "figure",
+            "unit",
+            "seconds",
+            "also",
+            "cpu",
+            "cpu_threads",
+            "adapter",
+            "driver",
+            "rollsim_version",
+            "git_commit",
+        ])
+        .expect("writing to memory");
+    let mut w = csv::WriterBuilder::new()
+        .quote_style(csv::QuoteStyle::NonNumeric)
+        .from_writer(header.into_inner().expect("writing to memory"));
     for m in &r.measurements {
         let also: Vec<String> = m.extra.iter().map(|(u, v)| format!("{v} {u}")).collect();
-        let row = [
-            quote(&m.workload),
-            quote(&m.backend),
-            quote(&m.on),
-            m.figure.to_string(),
-            quote(&m.unit),
-            m.seconds.to_string(),
-            quote(&also.join("; ")),
-            quote(&r.cpu),
-            r.cpu_threads.to_string(),
-            quote(&adapter),
-            quote(&driver),
-            quote(r.rollsim_version),
-            quote(r.git_commit),
-        ];
-        out.push_str(&row.join(","));
-        out.push('\n');
+        w.write_record([
+            m.workload.as_str(),
+            &m.backend,
+            &m.on,
+            &m.figure.to_string(),
+            &m.unit,
+            &m.seconds.to_string(),
+            &also.join("; "),
+            &r.cpu,
+            &r.cpu_threads.to_string(),
+            &adapter,
+            &driver,
+            r.rollsim_version,
+            r.git_commit,
+        ])
+        .expect("writing to memory");
     }
-    out
+    String::from_utf8(w.into_inner().expect("writing to memory")).expect("UTF-8 fields")
 }
 
 /// What `compare` reads of a record.

@@ -10,7 +10,6 @@ mod args;
 mod backend;
 mod bearoff;
 mod bench;
-mod chart;
 mod devices;
 mod experiment;
 mod game2048;

@@ -454,8 +454,6 @@ fn bench_records_and_compares() {
     ] {
         assert!(record.get(key).is_some(), "{key}");
     }
-    let png = std::fs::read(a.with_extension("png")).unwrap();
-    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     let csv = std::fs::read_to_string(a.with_extension("csv")).unwrap();
     assert!(csv.starts_with("workload,backend,on,figure,unit"));
     assert_eq!(
@@ -472,6 +470,42 @@ fn bench_records_and_compares() {
     let rows = cmp.as_array().unwrap();
     assert_eq!(rows.len(), record["measurements"].as_array().unwrap().len());
     assert!(rows.iter().all(|r| r["speedup"].as_f64().unwrap() > 0.0));
+    // A record against itself: every speedup is 1, rates and times alike.
+    let same = json(&[
+        "bench",
+        "compare",
+        a.to_str().unwrap(),
+        a.to_str().unwrap(),
+        "--json",
+    ]);
+    let same = same.as_array().unwrap();
+    assert!(same.iter().any(|r| r["unit"] == "s") && same.iter().any(|r| r["unit"] != "s"));
+    for r in same {
+        assert_eq!(r["speedup"].as_f64().unwrap(), 1.0, "{r}");
+    }
+    // A subset of the workloads, by name; a name that is none is refused.
+    let only = json(&[
+        "bench",
+        "--quick",
+        "--backend",
+        "cpu",
+        "--seconds",
+        "0.05",
+        "--only",
+        "rollouts,puzzle-loop",
+        "--json",
+    ]);
+    let names: Vec<&str> = only["measurements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["workload"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names[0].starts_with("2048 mc rollouts") && names[1] == "15-puzzle solve loop");
+    let out = rollsim(&["bench", "--only", "nothing"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("possible values"));
     let out = rollsim(&["bench", "compare", a.to_str().unwrap(), "/nonexistent.json"]);
     assert_eq!(out.status.code(), Some(2));
 }

@@ -669,34 +669,50 @@ pub fn summarize(f: &ResultsFile) -> Summary {
 impl Summary {
     /// One CSV row per sweep point, with a header row.
     pub fn csv(&self) -> String {
-        let mut s = String::from(
-            "rollouts,games,score_mean,score_mean_lo95,score_mean_hi95,score_median,score_sd,score_min,score_max,moves_per_game,overflow_games",
-        );
+        let mut header: Vec<String> = [
+            "rollouts",
+            "games",
+            "score_mean",
+            "score_mean_lo95",
+            "score_mean_hi95",
+            "score_median",
+            "score_sd",
+            "score_min",
+            "score_max",
+            "moves_per_game",
+            "overflow_games",
+        ]
+        .map(String::from)
+        .into();
         for (t, _) in Reached::default().counts() {
-            s.push_str(&format!(",reach_{t},reach_{t}_lo95,reach_{t}_hi95"));
+            header.extend([
+                format!("reach_{t}"),
+                format!("reach_{t}_lo95"),
+                format!("reach_{t}_hi95"),
+            ]);
         }
-        s.push('\n');
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(&header).expect("writing to memory");
         for p in &self.points {
-            s.push_str(&format!(
-                "{},{},{:.3},{:.3},{:.3},{:.1},{:.3},{},{},{:.3},{}",
-                p.rollouts,
-                p.games,
-                p.score.mean,
-                p.score.mean_ci95.lo,
-                p.score.mean_ci95.hi,
-                p.score.median,
-                p.score.sd,
-                p.score.min,
-                p.score.max,
-                p.moves_per_game,
-                p.overflow_games
-            ));
+            let mut row = vec![
+                p.rollouts.to_string(),
+                p.games.to_string(),
+                format!("{:.3}", p.score.mean),
+                format!("{:.3}", p.score.mean_ci95.lo),
+                format!("{:.3}", p.score.mean_ci95.hi),
+                format!("{:.1}", p.score.median),
+                format!("{:.3}", p.score.sd),
+                p.score.min.to_string(),
+                p.score.max.to_string(),
+                format!("{:.3}", p.moves_per_game),
+                p.overflow_games.to_string(),
+            ];
             for r in &p.reach {
-                s.push_str(&format!(",{:.6},{:.6},{:.6}", r.rate, r.ci95.lo, r.ci95.hi));
+                row.extend([r.rate, r.ci95.lo, r.ci95.hi].map(|x| format!("{x:.6}")));
             }
-            s.push('\n');
+            w.write_record(&row).expect("writing to memory");
         }
-        s
+        String::from_utf8(w.into_inner().expect("writing to memory")).expect("UTF-8 fields")
     }
 }
 
