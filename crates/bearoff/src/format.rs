@@ -73,9 +73,21 @@ use std::path::Path;
 use super::one_sided::OneSided;
 use super::position::Space;
 use super::two_sided::TwoSided;
+use rollsim_core::container::{Container, FrameError, check_crc};
 use rollsim_core::files::CrcWriter;
 
 /// What can go wrong reading or writing a bearoff file.
+impl From<FrameError> for FormatError {
+    fn from(e: FrameError) -> FormatError {
+        match e {
+            FrameError::BadMagic => FormatError::BadMagic,
+            FrameError::Truncated { expected, found } => FormatError::Truncated { expected, found },
+            FrameError::Version(v) => FormatError::Version(v),
+            FrameError::Checksum { stored, computed } => FormatError::Checksum { stored, computed },
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum FormatError {
     // Transparent: "{0}" here would print the OS error twice under `{:#}`.
@@ -85,7 +97,7 @@ pub enum FormatError {
         "not a bearoff table: neither rollsim's format (RSBEAROF) nor gnubg's (gnubg-OS, gnubg-TS)"
     )]
     BadMagic,
-    #[error("unsupported version {0} (this build reads version {VERSION})")]
+    #[error("unsupported version {0} (this build reads versions 1 and 2)")]
     Version(u32),
     #[error("unknown table kind {0} (1 = one-sided, 2 = two-sided)")]
     Kind(u32),
@@ -115,8 +127,9 @@ type Result<T> = std::result::Result<T, FormatError>;
 pub const GNUBG_ENTRIES: usize = 32;
 const GNUBG_HEADER: usize = 40;
 
-const MAGIC: &[u8; 8] = b"RSBEAROF";
-const VERSION: u32 = 1;
+/// rollsim's format, version 1: a whole table with one checksum (version 2, read in place with
+/// a checksum a column, is [`crate::table`]'s).
+pub const FORMAT: Container = Container::new(b"RSBEAROF", 1);
 const DESCRIPTION: usize = 64;
 /// Bytes before the data: magic, six `u32`, two `u64`, the description.
 const HEADER: usize = 8 + 6 * 4 + 2 * 8 + DESCRIPTION;
@@ -782,9 +795,8 @@ pub fn write_rollsim(t: &Table, out: &mut impl Write) -> Result<()> {
     );
     description.truncate(DESCRIPTION); // ASCII, and at most 60 bytes anyway
     let mut header = Vec::with_capacity(HEADER);
-    header.extend(MAGIC);
+    header.extend(FORMAT.head());
     for v in [
-        VERSION,
         kind,
         space.points,
         space.checkers,
@@ -848,19 +860,7 @@ fn read_block(bytes: &[u8], len: usize) -> (Vec<f64>, Vec<f64>) {
 pub fn read_rollsim(bytes: &[u8]) -> Result<Table> {
     let found = bytes.len() as u64;
     let minimum = (HEADER + 4) as u64;
-    if !bytes.starts_with(MAGIC) {
-        return Err(if MAGIC.starts_with(bytes) {
-            FormatError::Truncated {
-                expected: minimum,
-                found,
-            }
-        } else {
-            FormatError::BadMagic
-        });
-    }
-    if bytes.len() >= 12 && u32_at(bytes, 8) != VERSION {
-        return Err(FormatError::Version(u32_at(bytes, 8)));
-    }
+    FORMAT.check_head(bytes, minimum)?;
     if found < minimum {
         return Err(FormatError::Truncated {
             expected: minimum,
@@ -903,11 +903,7 @@ pub fn read_rollsim(bytes: &[u8]) -> Result<Table> {
         HEADER as u128 + u128::from(count) * 8 * if cubeful { 4 } else { 1 } + 4
     };
     exact_size(expected, bytes.len())?;
-    let (body, trailer) = bytes.split_at(bytes.len() - 4);
-    let (stored, computed) = (u32_at(trailer, 0), crc32fast::hash(body));
-    if stored != computed {
-        return Err(FormatError::Checksum { stored, computed });
-    }
+    let body = check_crc(bytes)?;
     let data = &body[HEADER..];
     let table = if kind == 1 {
         let len = len as usize;

@@ -45,9 +45,10 @@ use super::format::{
 };
 use super::position::Space;
 use super::two_sided::cube_decision;
+use rollsim_core::container::Container;
 
-const MAGIC: &[u8; 8] = b"RSBEAROF";
-pub const VERSION: u32 = 2;
+/// rollsim's two-sided table, version 2: read in place, a checksum per column.
+pub const FORMAT: Container = Container::new(b"RSBEAROF", 2);
 const KIND: u32 = 2;
 /// Page-aligned, so that a mapped column starts on its own boundary.
 const DATA_OFFSET: u64 = 4096;
@@ -133,9 +134,8 @@ impl Layout {
 
     fn header(&self, crc_table: u32) -> [u8; HEADER] {
         let mut h = Vec::with_capacity(HEADER);
-        h.extend(MAGIC);
+        h.extend(FORMAT.head());
         for v in [
-            VERSION,
             KIND,
             self.space.points,
             self.space.checkers,
@@ -176,12 +176,7 @@ impl Layout {
                 found: h.len() as u64,
             });
         }
-        if !h.starts_with(MAGIC) {
-            return Err(FormatError::BadMagic);
-        }
-        if u32_at(h, 8) != VERSION {
-            return Err(FormatError::Version(u32_at(h, 8)));
-        }
+        FORMAT.check_head(h, HEADER as u64)?;
         let (stored, computed) = (u32_at(h, 140), crc32fast::hash(&h[..140]));
         if stored != computed {
             return Err(FormatError::Header(format!(
@@ -615,7 +610,7 @@ fn read_up_to(file: &mut File, buf: &mut [u8]) -> io::Result<usize> {
 
 /// Whether a file starts like a version-2 rollsim table.
 pub fn is_table(head: &[u8]) -> bool {
-    head.len() >= 12 && head.starts_with(MAGIC) && u32_at(head, 8) == VERSION
+    FORMAT.check_head(head, HEADER as u64).is_ok()
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -214,15 +214,10 @@ fn devices_lists_and_names_the_auto_choice() {
     assert!(j["adapters"].is_array());
 }
 
-fn tmp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("rollsim-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
 #[test]
 fn bearoff_build_and_query() {
-    let one = tmp("os-6x6.rsb");
+    let dir = TempDir::new("cli");
+    let one = dir.path("os-6x6.rsb");
     let built = json(&[
         "bearoff",
         "build",
@@ -258,7 +253,7 @@ fn bearoff_build_and_query() {
     assert_eq!(race["method"], "one-sided estimate");
     assert_eq!(race["win"], 1.0);
     // gnubg's format reads back through the same query.
-    let bd = tmp("os-6x6.bd");
+    let bd = dir.path("os-6x6.bd");
     json(&[
         "bearoff",
         "build",
@@ -281,7 +276,7 @@ fn bearoff_build_and_query() {
     ]);
     assert!((g["mean"].as_f64().unwrap() - 2.109611).abs() < 1e-4);
     // Two-sided: exact.
-    let two = tmp("ts-3x4.rsb");
+    let two = dir.path("ts-3x4.rsb");
     json(&[
         "bearoff",
         "build",
@@ -309,7 +304,8 @@ fn bearoff_build_and_query() {
 
 #[test]
 fn bearoff_bad_input_exits_2() {
-    let one = tmp("os-3x3.rsb");
+    let dir = TempDir::new("cli");
+    let one = dir.path("os-3x3.rsb");
     json(&[
         "bearoff",
         "build",
@@ -343,9 +339,9 @@ fn bearoff_bad_input_exits_2() {
     }
     // A truncated file and a foreign one.
     let bytes = std::fs::read(&one).unwrap();
-    let cut = tmp("cut.rsb");
+    let cut = dir.path("cut.rsb");
     std::fs::write(&cut, &bytes[..bytes.len() - 9]).unwrap();
-    let foreign = tmp("foreign.rsb");
+    let foreign = dir.path("foreign.rsb");
     std::fs::write(&foreign, b"hello, world").unwrap();
     for (file, says) in [(&cut, "truncated"), (&foreign, "not a bearoff table")] {
         let out = rollsim(&["bearoff", "query", file.to_str().unwrap(), "1"]);
@@ -357,10 +353,11 @@ fn bearoff_bad_input_exits_2() {
 
 #[test]
 fn bearoff_gpu_build_is_identical_to_cpu() {
+    let dir = TempDir::new("cli");
     if !gpu_available("bearoff_gpu_build_is_identical_to_cpu") {
         return;
     }
-    let (c, g) = (tmp("cpu-15x3.rsb"), tmp("gpu-15x3.rsb"));
+    let (c, g) = (dir.path("cpu-15x3.rsb"), dir.path("gpu-15x3.rsb"));
     json(&[
         "bearoff",
         "build",
@@ -389,7 +386,7 @@ fn bearoff_gpu_build_is_identical_to_cpu() {
     ]);
     assert_eq!(built["backend"], "gpu");
     assert_eq!(std::fs::read(c).unwrap(), std::fs::read(g).unwrap());
-    let (c, g) = (tmp("cpu-ts-4x4.rsb"), tmp("gpu-ts-4x4.rsb"));
+    let (c, g) = (dir.path("cpu-ts-4x4.rsb"), dir.path("gpu-ts-4x4.rsb"));
     json(&[
         "bearoff",
         "build",
@@ -426,7 +423,8 @@ fn bearoff_gpu_build_is_identical_to_cpu() {
 
 #[test]
 fn bench_records_and_compares() {
-    let (a, b) = (tmp("bench-a.json"), tmp("bench-b.json"));
+    let dir = TempDir::new("cli");
+    let (a, b) = (dir.path("bench-a.json"), dir.path("bench-b.json"));
     for f in [&a, &b] {
         let out = rollsim(&[
             "bench",

@@ -10,13 +10,6 @@ use common::*;
 use rollsim_puzzle::{Board, parse_moves, verify};
 
 /// A fresh directory under the system's temporary directory.
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rollsim-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 /// Checks a result object's solution with the library's checker, independently of the binary.
 fn check_result(r: &serde_json::Value) -> usize {
     let board: Board = r["board"].as_str().unwrap().parse().unwrap();
@@ -56,7 +49,8 @@ fn bad_boards_exit_2_naming_the_problem() {
         }
     }
     // In a file: the line is named.
-    let dir = temp_dir("bad-file");
+    let tmp = TempDir::new("bad-file");
+    let dir = tmp.0.clone();
     let file = dir.join("boards.txt");
     std::fs::write(&file, "123456789abcdef0\n# a comment\n\n123456789abcdfe0\n").unwrap();
     let out = rollsim(&["puzzle", "solve", "--file", file.to_str().unwrap()]);
@@ -68,7 +62,6 @@ fn bad_boards_exit_2_naming_the_problem() {
     );
     let out = rollsim(&["puzzle", "solve", "--file", "/nonexistent/boards.txt"]);
     assert_eq!(out.status.code(), Some(2));
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -188,7 +181,8 @@ fn solve_loop_prints_checked_moves_and_stages() {
 
 #[test]
 fn solve_file_reports_each_board_and_the_aggregate() {
-    let dir = temp_dir("file");
+    let tmp = TempDir::new("file");
+    let dir = tmp.0.clone();
     let file = dir.join("boards.txt");
     std::fs::write(
         &file,
@@ -233,7 +227,6 @@ fn solve_file_reports_each_board_and_the_aggregate() {
         text.contains("boards    3") && text.contains("123456789abcdef0   0"),
         "{text}"
     );
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -306,7 +299,8 @@ fn bench_json_has_the_documented_fields_and_reproduces() {
 
 #[test]
 fn optimal_builds_caches_and_rebuilds_corrupt_databases() {
-    let dir = temp_dir("pdb");
+    let tmp = TempDir::new("pdb");
+    let dir = tmp.0.clone();
     let d = dir.to_str().unwrap();
     let args = [
         "puzzle",
@@ -371,7 +365,6 @@ fn optimal_builds_caches_and_rebuilds_corrupt_databases() {
         "one of the two hardest 8-puzzle boards"
     );
     check_result(&v["results"][0]);
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! (Philox4x32-10), files written atomically and inputs read with checks, memory sizing and
 //! large allocations, and board text.
 
+pub mod container;
 pub mod files;
 pub mod memory;
 pub mod rng;

@@ -763,12 +763,6 @@ mod tests {
         }
     }
 
-    fn temp(name: &str) -> PathBuf {
-        let p = std::env::temp_dir().join(format!("rollsim-exp-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_file(&p);
-        p
-    }
-
     fn run_all(path: &Path, h: &Header) -> String {
         let mut r = Results::open(path, h).unwrap();
         run(h, &mut r, &mut CpuEngine, &mut |_, _| {}, &|_| {}).unwrap();
@@ -778,6 +772,8 @@ mod tests {
     #[test]
     fn experiment_resume_after_cut_line_matches_one_shot() {
         let h = Header::new(5, Objective::Score, 4, vec![2, 3], Shard::ALL);
+        let dir = tempfile::tempdir().unwrap();
+        let temp = |name: &str| dir.path().join(name);
         let one = temp("oneshot");
         let full = run_all(&one, &h);
         let parsed = parse_results(&full).unwrap();

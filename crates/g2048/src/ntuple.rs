@@ -48,6 +48,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use half::f16;
 
 use super::board::Board;
+use rollsim_core::container::{Container, FrameError, check_checksum};
 use rollsim_core::files::CrcWriter;
 use rollsim_core::memory::{huge_vec, prefetch};
 
@@ -58,10 +59,8 @@ pub const MAX_TUPLES: usize = 32;
 /// The most weights a network may have in all (2^28: 1 GiB as f32).
 pub const MAX_WEIGHTS: usize = 1 << 28;
 
-/// File magic: the first 8 bytes of every network file.
-pub const MAGIC: [u8; 8] = *b"RSNTUPLE";
-/// The file format version this build writes and reads.
-pub const VERSION: u32 = 1;
+/// The file format: magic `RSNTUPLE`, the version this build writes and reads.
+pub const FORMAT: Container = Container::new(b"RSNTUPLE", 1);
 /// Bytes before the tuple records.
 const HEADER: usize = 32;
 /// Bytes per tuple record: cell count, then up to 7 cells, zero padded.
@@ -196,7 +195,7 @@ pub enum NetworkError {
     Io(#[from] io::Error),
     #[error("not a rollsim n-tuple network file (bad magic)")]
     BadMagic,
-    #[error("unsupported n-tuple file version {0} (this build reads version {VERSION})")]
+    #[error("unsupported n-tuple file version {0} (this build reads version {v})", v = FORMAT.version)]
     Version(u32),
     #[error("unknown weight element type {0} (1 = f32, 2 = f16)")]
     Element(u32),
@@ -210,6 +209,21 @@ pub enum NetworkError {
     Checksum { stored: u32, computed: u32 },
     #[error("weight {index} is {value} (not finite): the network diverged or the file is corrupt")]
     NotFinite { index: usize, value: f32 },
+}
+
+impl From<FrameError> for NetworkError {
+    fn from(e: FrameError) -> NetworkError {
+        match e {
+            FrameError::BadMagic => NetworkError::BadMagic,
+            FrameError::Truncated { expected, found } => {
+                NetworkError::Truncated { expected, found }
+            }
+            FrameError::Version(v) => NetworkError::Version(v),
+            FrameError::Checksum { stored, computed } => {
+                NetworkError::Checksum { stored, computed }
+            }
+        }
+    }
 }
 
 /// One run of consecutive cells of a tuple: `(board >> src) & mask`, placed at bit `dst` of
@@ -624,8 +638,7 @@ impl Network {
             });
         }
         let mut head = Vec::with_capacity(HEADER + TUPLE_RECORD * self.tuples.len());
-        head.extend_from_slice(&MAGIC);
-        head.extend_from_slice(&VERSION.to_le_bytes());
+        head.extend_from_slice(&FORMAT.head());
         head.extend_from_slice(&element.code().to_le_bytes());
         head.extend_from_slice(&self.games.to_le_bytes());
         head.extend_from_slice(&(self.tuples.len() as u32).to_le_bytes());
@@ -713,9 +726,7 @@ impl Network {
         };
         let mut head = [0u8; HEADER];
         let got = src.fill(&mut head)?;
-        if head[..got.min(8)] != MAGIC[..got.min(8)] {
-            return Err(NetworkError::BadMagic);
-        }
+        FORMAT.check_head(&head[..got], HEADER as u64)?;
         if got < HEADER {
             return Err(NetworkError::Truncated {
                 expected: HEADER as u64,
@@ -723,10 +734,6 @@ impl Network {
             });
         }
         let u32_at = |i: usize| u32::from_le_bytes(head[i..i + 4].try_into().unwrap());
-        let version = u32_at(8);
-        if version != VERSION {
-            return Err(NetworkError::Version(version));
-        }
         let element = match u32_at(12) {
             1 => Element::F32,
             2 => Element::F16,
@@ -795,10 +802,7 @@ impl Network {
         if got > 4 {
             return Err(NetworkError::Oversized { expected });
         }
-        let stored = u32::from_le_bytes(tail[..4].try_into().unwrap());
-        if stored != computed {
-            return Err(NetworkError::Checksum { stored, computed });
-        }
+        check_checksum(u32::from_le_bytes(tail[..4].try_into().unwrap()), computed)?;
         let net = Network::assemble(tuples, weights, games);
         if let Some(index) = (0..net.len()).find(|&i| !net.weight(i).is_finite()) {
             return Err(NetworkError::NotFinite {

@@ -1,11 +1,13 @@
 //! Whole games: the game loop, the random and Monte Carlo players, and the batch report.
 
-use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
 use rayon::prelude::*;
+// The transposition tables' keys are boards, already well-mixed words: Fx hashing, not SipHash,
+// which would cost more than a leaf evaluation.
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use super::board::{Board, Dir, Moved, tables};
@@ -398,33 +400,6 @@ pub fn lockstep(
     Ok(())
 }
 
-/// A multiply-shift hasher for board keys: the transposition table's keys are already
-/// well-mixed 64-bit words, and SipHash would cost more than a leaf evaluation.
-#[derive(Default)]
-pub struct BoardHasher(u64);
-
-impl Hasher for BoardHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    #[inline]
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(29) ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-
-    #[inline]
-    fn write_u32(&mut self, x: u32) {
-        self.write_u64(u64::from(x));
-    }
-}
-
 /// Expectimax search with an n-tuple network at the leaves.
 ///
 /// A max node (a board to move on) takes the best `reward + chance(afterstate)` over its legal
@@ -436,7 +411,7 @@ impl Hasher for BoardHasher {
 /// at every decision. All arithmetic is f32 in a fixed order: results depend only on the board.
 pub struct Expectimax<L: Leaves> {
     leaves: L,
-    table: HashMap<(u64, u32), f32, BuildHasherDefault<BoardHasher>>,
+    table: FxHashMap<(u64, u32), f32>,
     /// Chance nodes evaluated (not found in the table) since the searcher was made.
     pub evaluated: u64,
 }
@@ -463,9 +438,7 @@ impl Leaves for &Network {
 }
 
 /// Records the leaves a search reads (their values read as 0).
-pub struct RecordLeaves<'s>(
-    pub &'s mut std::collections::HashSet<u64, BuildHasherDefault<BoardHasher>>,
-);
+pub struct RecordLeaves<'s>(pub &'s mut FxHashSet<u64>);
 
 impl Leaves for RecordLeaves<'_> {
     fn value(&mut self, after: Board) -> f32 {
@@ -481,7 +454,7 @@ impl Leaves for RecordLeaves<'_> {
 }
 
 /// Reads leaf values from a table filled by a batched evaluation of recorded leaves.
-pub struct LookupLeaves<'m>(pub &'m HashMap<u64, f32, BuildHasherDefault<BoardHasher>>);
+pub struct LookupLeaves<'m>(pub &'m FxHashMap<u64, f32>);
 
 impl Leaves for LookupLeaves<'_> {
     fn value(&mut self, after: Board) -> f32 {
@@ -506,7 +479,7 @@ impl<L: Leaves> Expectimax<L> {
     pub fn with(leaves: L) -> Self {
         Expectimax {
             leaves,
-            table: HashMap::default(),
+            table: FxHashMap::default(),
             evaluated: 0,
         }
     }
@@ -596,7 +569,7 @@ pub fn play_expectimax_lockstep(
     let depth = config.depth.max(1);
     let mut choose = |live: &[&Game]| {
         let leaves: Vec<u64> = {
-            let mut set = std::collections::HashSet::default();
+            let mut set = FxHashSet::default();
             for g in live {
                 Expectimax::with(RecordLeaves(&mut set)).best_move(g.board, depth);
             }
@@ -604,8 +577,7 @@ pub fn play_expectimax_lockstep(
         };
         let boards: Vec<Board> = leaves.iter().map(|&r| Board::from_raw(r)).collect();
         let v = values.values(&boards)?;
-        let table: HashMap<u64, f32, BuildHasherDefault<BoardHasher>> =
-            leaves.into_iter().zip(v).collect();
+        let table: FxHashMap<u64, f32> = leaves.into_iter().zip(v).collect();
         Ok(live
             .par_iter()
             .map(|g| {

@@ -6,8 +6,7 @@
 //! the path is read back from the goal by undoing those moves.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::BinaryHeap;
 
 use super::board::{Board, Dir, MAX_CELLS};
 
@@ -50,26 +49,8 @@ fn unkey(key: u64, n: usize) -> [u8; MAX_CELLS] {
     cells
 }
 
-/// A multiplicative hash: board keys are already well mixed in their low bits only.
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u64(&mut self, k: u64) {
-        let x = k.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        self.0 = x ^ (x >> 29);
-    }
-}
-
-type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
+/// Board keys are packed nibbles: Fx hashing, not SipHash, in the search's hottest map.
+type KeyMap<V> = rustc_hash::FxHashMap<u64, V>;
 
 const START: u8 = 4;
 

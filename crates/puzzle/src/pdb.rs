@@ -35,10 +35,10 @@ use std::sync::atomic::{AtomicU8, AtomicU16, Ordering};
 
 use rayon::prelude::*;
 
-/// The magic bytes a database file starts with.
-pub const MAGIC: &[u8; 8] = b"RSPUZPDB";
-/// The file format version.
-pub const VERSION: u32 = 1;
+use rollsim_core::container::{Container, FrameError, HEAD, check_crc};
+
+/// The file format: its magic, version 1.
+pub const FORMAT: Container = Container::new(b"RSPUZPDB", 1);
 const HEADER: usize = 40;
 
 /// `n! / (n-k)!`: the number of placements of `k` distinct tiles on `n` cells.
@@ -175,7 +175,7 @@ pub enum PdbFileError {
     Io(#[from] io::Error),
     #[error("not a rollsim pattern database (bad magic)")]
     Magic,
-    #[error("format version {0}, expected {VERSION}")]
+    #[error("format version {0}, expected {expected}", expected = FORMAT.version)]
     Version(u32),
     #[error("holds the pattern {found}, expected {expected}")]
     Pattern { found: String, expected: String },
@@ -185,6 +185,19 @@ pub enum PdbFileError {
         "checksum mismatch (stored {stored:08x}, computed {computed:08x}): the file is corrupt"
     )]
     Checksum { stored: u32, computed: u32 },
+}
+
+impl From<FrameError> for PdbFileError {
+    fn from(e: FrameError) -> PdbFileError {
+        match e {
+            FrameError::BadMagic => PdbFileError::Magic,
+            FrameError::Truncated { expected, found } => PdbFileError::Length { found, expected },
+            FrameError::Version(v) => PdbFileError::Version(v),
+            FrameError::Checksum { stored, computed } => {
+                PdbFileError::Checksum { stored, computed }
+            }
+        }
+    }
 }
 
 fn pattern_name(width: usize, tiles: &[u8]) -> String {
@@ -298,19 +311,13 @@ impl PatternDb {
     pub fn read(path: &Path, width: usize, tiles: &[u8]) -> Result<PatternDb, PdbFileError> {
         let mut bytes = fs::read(path)?;
         let expected_header = header(width, tiles);
-        if bytes.len() < 8 || &bytes[..8] != MAGIC {
-            return Err(PdbFileError::Magic);
-        }
         let expected_len = (HEADER + 4) as u64 + placements(width * width, tiles.len());
+        FORMAT.check_head(&bytes, expected_len)?;
         if bytes.len() < HEADER {
             return Err(PdbFileError::Length {
                 found: bytes.len() as u64,
                 expected: expected_len,
             });
-        }
-        let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
-        if version != VERSION {
-            return Err(PdbFileError::Version(version));
         }
         if bytes[..HEADER] != expected_header {
             let (fw, fk) = (usize::from(bytes[12]), usize::from(bytes[13]).min(16));
@@ -325,12 +332,7 @@ impl PatternDb {
                 expected: expected_len,
             });
         }
-        let body = bytes.len() - 4;
-        let stored = u32::from_le_bytes(bytes[body..].try_into().unwrap());
-        let computed = crc32fast::hash(&bytes[..body]);
-        if stored != computed {
-            return Err(PdbFileError::Checksum { stored, computed });
-        }
+        let body = check_crc(&bytes)?.len();
         bytes.copy_within(HEADER..body, 0);
         bytes.truncate(body - HEADER);
         bytes.shrink_to_fit();
@@ -349,8 +351,7 @@ impl PatternDb {
 
 fn header(width: usize, tiles: &[u8]) -> [u8; HEADER] {
     let mut h = [0u8; HEADER];
-    h[..8].copy_from_slice(MAGIC);
-    h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    h[..HEAD].copy_from_slice(&FORMAT.head());
     h[12] = width as u8;
     h[13] = tiles.len() as u8;
     h[14..14 + tiles.len()].copy_from_slice(tiles);
@@ -483,12 +484,11 @@ pub enum Source {
     },
 }
 
-/// The default cache directory: `$XDG_CACHE_HOME/rollsim`, else `$HOME/.cache/rollsim`.
+/// The default cache directory: the platform's user cache (`dirs::cache_dir`: on Linux
+/// `$XDG_CACHE_HOME`, else `$HOME/.cache`; `~/Library/Caches` on macOS; the local app data
+/// folder on Windows), then `rollsim`.
 pub fn default_dir() -> Option<PathBuf> {
-    let nonempty = |v: &str| std::env::var_os(v).filter(|s| !s.is_empty());
-    nonempty("XDG_CACHE_HOME")
-        .map(|d| PathBuf::from(d).join("rollsim"))
-        .or_else(|| nonempty("HOME").map(|h| PathBuf::from(h).join(".cache").join("rollsim")))
+    dirs::cache_dir().map(|d| d.join("rollsim"))
 }
 
 /// Hooks a caller gives [`load_or_build`] to show progress.
