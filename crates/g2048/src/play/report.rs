@@ -1,0 +1,133 @@
+//! What a batch of games reports: score statistics, tile reach, speed, tallied block by block.
+
+use super::*;
+
+/// Score statistics of a batch.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ScoreStats {
+    pub mean: f64,
+    pub median: f64,
+    pub max: u64,
+    pub min: u64,
+    /// Sample standard deviation.
+    pub sd: f64,
+}
+
+/// The network a batch was played with, as reported.
+#[derive(Clone, Debug, Serialize)]
+pub struct NetworkInfo {
+    pub tuples: Vec<Vec<u8>>,
+    pub element: Element,
+    pub training_games: u64,
+}
+
+/// The report of `rollsim 2048 play`, also its `--json` object.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub player: PlayerKind,
+    pub games: u32,
+    pub seed: u64,
+    pub backend: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adapter: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rollouts: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub objective: Option<Objective>,
+    /// Expectimax depth in moves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkInfo>,
+    pub threads: usize,
+    pub score: ScoreStats,
+    /// Fraction of games whose largest tile reached each value, 128 to 32768.
+    pub reach: BTreeMap<u32, f64>,
+    /// Games that stopped because a move would have merged two 32768 tiles.
+    pub overflow_games: u32,
+    pub moves_per_game: f64,
+    pub seconds: f64,
+    pub games_per_s: f64,
+    pub moves_per_s: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rollouts_per_s: Option<f64>,
+}
+
+/// What a report needs of the games of a batch, gathered block by block, so that a batch of a
+/// billion games never holds a billion games: per score its games (distinct scores are far
+/// fewer than games), the tiles reached, the moves.
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    scores: Histogram,
+    reach: Reached,
+    overflow: u64,
+    moves: u64,
+    pub rollouts: u64,
+}
+
+impl Tally {
+    pub fn add(&mut self, played: &Played) {
+        for g in &played.games {
+            self.scores.add(g.score);
+            self.reach.add(g.board.max_exponent());
+            self.overflow += u64::from(g.state == GameState::Overflow);
+            self.moves += u64::from(g.moves);
+        }
+        self.rollouts += played.rollouts;
+    }
+
+    /// Mean, median, extremes and sample standard deviation of the scores.
+    fn score_stats(&self) -> ScoreStats {
+        let s = self.scores.summary();
+        ScoreStats {
+            mean: if s.n == 0 { 0.0 } else { s.mean },
+            median: s.median,
+            max: s.max,
+            min: s.min,
+            sd: if s.n == 0 { 0.0 } else { s.sd },
+        }
+    }
+}
+
+impl Report {
+    pub fn new(
+        config: &PlayConfig,
+        tally: &Tally,
+        seconds: f64,
+        backend: String,
+        adapter: Option<String>,
+    ) -> Report {
+        let games = tally.reach.games();
+        let n = games.max(1) as f64;
+        let reach = tally.reach.rates();
+        let secs = seconds.max(1e-9);
+        let mc = config.player == PlayerKind::Mc;
+        Report {
+            player: config.player,
+            games: config.games,
+            seed: config.seed,
+            backend,
+            adapter,
+            rollouts: mc.then_some(config.rollouts),
+            objective: mc.then_some(config.objective),
+            depth: (config.player == PlayerKind::Expectimax).then_some(config.depth.max(1)),
+            network: matches!(config.player, PlayerKind::Ntuple | PlayerKind::Expectimax)
+                .then_some(config.network.as_deref())
+                .flatten()
+                .map(|n| NetworkInfo {
+                    tuples: n.tuples().to_vec(),
+                    element: n.element(),
+                    training_games: n.games(),
+                }),
+            threads: rayon::current_num_threads(),
+            score: tally.score_stats(),
+            reach,
+            overflow_games: tally.overflow as u32,
+            moves_per_game: tally.moves as f64 / n,
+            seconds,
+            games_per_s: games as f64 / secs,
+            moves_per_s: tally.moves as f64 / secs,
+            rollouts_per_s: mc.then_some(tally.rollouts as f64 / secs),
+        }
+    }
+}
