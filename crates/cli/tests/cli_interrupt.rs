@@ -108,10 +108,13 @@ fn a_second_writer_of_one_results_file_is_refused_naming_the_first() {
     let lock = dir.path(".e.jsonl.lock");
     let pid = first.id().to_string();
     let start = Instant::now();
-    while std::fs::read_to_string(&lock).unwrap_or_default() != pid {
+    // The first writer holds the lock and has written its header (it takes the lock first:
+    // killed in between, it would leave no file to check).
+    let header = || std::fs::read_to_string(&out).is_ok_and(|t| t.contains("\"format\""));
+    while std::fs::read_to_string(&lock).unwrap_or_default() != pid || !header() {
         assert!(
             start.elapsed() < Duration::from_secs(60),
-            "the first writer took no lock"
+            "the first writer took no lock or wrote no header"
         );
         std::thread::sleep(Duration::from_millis(5));
     }
