@@ -1,0 +1,301 @@
+//! gnubg's one-sided `.bd` files, plain and compressed: written from a table or level by level
+//! as a sweep finishes them, and read.
+
+use super::*;
+
+/// Writes `t` as gnubg's one-sided database (makebearoff's layout; see the module docs), the
+/// compressed or plain layout, with or without gammon distributions. Entries past 31 rolls are
+/// dropped. Refuses gammon distributions the table lacks and files gnubg cannot address.
+pub fn write_gnubg_one_sided(
+    t: &OneSided,
+    compressed: bool,
+    gammon: bool,
+    out: &mut (impl Write + Seek),
+) -> Result<()> {
+    check_one_sided(t)?;
+    let g = match (gammon, &t.gammon) {
+        (false, _) => None,
+        (true, Some((_, glen, gdist))) => Some((*glen, gdist.as_slice())),
+        (true, None) => {
+            return Err(FormatError::GnubgExport(
+                "gammon distributions requested, but the table has none (rollsim builds them for 15-checker tables only)".into(),
+            ));
+        }
+    };
+    let dist = |i: usize, gammon: bool| match (gammon, g) {
+        (false, _) => quantized(&t.dist[t.len * i..t.len * (i + 1)]),
+        (true, Some((gl, gd))) => quantized(&gd[gl * i..gl * (i + 1)]),
+        (true, None) => unreachable!(),
+    };
+    encode_gnubg_one_sided(t.space, compressed, g.is_some(), dist, out)
+}
+
+/// makebearoff's `generate_os` output for the distributions `dist(i, gammon)`, in position
+/// order.
+pub(super) fn encode_gnubg_one_sided(
+    space: Space,
+    compressed: bool,
+    gammon: bool,
+    dist: impl Fn(usize, bool) -> [u16; 32],
+    out: &mut (impl Write + Seek),
+) -> Result<()> {
+    let mut w = GnubgOneSidedWriter::new(space, compressed, gammon, None, out)?;
+    for i in 0..space.len() {
+        let g = gammon.then(|| dist(i, true));
+        w.push(i as u32, &dist(i, false), g.as_ref())?;
+    }
+    w.finish()
+}
+
+/// gnubg's one-sided layout, written one position at a time in any order: the compressed
+/// layout's runs follow in the order the positions come (its index says where each is; gnubg
+/// reads through the index), the plain layout's records go to their place. Pushed in position
+/// order, the file is makebearoff's. The compressed layout keeps its index (8 bytes a
+/// position) until `finish`, in memory or, given a spill directory, in a temporary file there
+/// (26 MB for 15x10, a tenth of the build's peak); the plain one keeps its records.
+pub struct GnubgOneSidedWriter<'a, W: Write + Seek> {
+    out: io::BufWriter<&'a mut W>,
+    n: usize,
+    compressed: bool,
+    gammon: bool,
+    /// Bytes a position takes in `table`: its index entry, or its record.
+    entry: usize,
+    /// Compressed: the index (unless spilled); plain: the records.
+    table: Vec<u8>,
+    /// The index entries as they come, each after its position's index.
+    spill: Option<io::BufWriter<std::fs::File>>,
+    /// In `uint16` units from the end of the index.
+    offset: u64,
+    pushed: usize,
+    buf: Vec<u8>,
+}
+
+impl<'a, W: Write + Seek> GnubgOneSidedWriter<'a, W> {
+    pub fn new(
+        space: Space,
+        compressed: bool,
+        gammon: bool,
+        spill_dir: Option<&Path>,
+        out: &'a mut W,
+    ) -> Result<GnubgOneSidedWriter<'a, W>> {
+        let space = valid_space(space)?;
+        let n = space.len();
+        let halves = 1 + usize::from(gammon);
+        let entry = if compressed {
+            4 + 2 * halves
+        } else {
+            64 * halves
+        };
+        // The compressed layout's size is known at the end; its index alone must fit now.
+        gnubg_size_limit((GNUBG_HEADER + n * entry) as u64)?;
+        let header = format!(
+            "gnubg-OS-{:02}-{:02}-{}-{}-0xxxxxxxxxxxxxxxxxxx\n",
+            space.points,
+            space.checkers,
+            u8::from(gammon),
+            u8::from(compressed)
+        );
+        debug_assert_eq!(header.len(), GNUBG_HEADER);
+        let mut out = io::BufWriter::with_capacity(1 << 16, out);
+        out.write_all(header.as_bytes())?;
+        if compressed {
+            out.seek(SeekFrom::Start((GNUBG_HEADER + n * entry) as u64))?;
+        }
+        let spill = match spill_dir.filter(|_| compressed) {
+            Some(dir) => Some(io::BufWriter::new(tempfile::tempfile_in(dir)?)),
+            None => None,
+        };
+        Ok(GnubgOneSidedWriter {
+            out,
+            n,
+            compressed,
+            gammon,
+            entry,
+            table: if spill.is_some() {
+                Vec::new()
+            } else {
+                vec![0; n * entry]
+            },
+            spill,
+            offset: 0,
+            pushed: 0,
+            buf: Vec::with_capacity(128),
+        })
+    }
+
+    /// Position `i`'s distributions, bearing off and (in a file with them) the first checker
+    /// off.
+    pub fn push(&mut self, i: u32, off: &[u16; 32], first_off: Option<&[u16; 32]>) -> Result<()> {
+        let i = i as usize;
+        let halves: &[&[u16; 32]] = match (self.gammon, first_off) {
+            (false, _) => &[off],
+            (true, Some(g)) => &[off, g],
+            (true, None) => {
+                return Err(FormatError::GnubgExport(format!(
+                    "position {i} has no gammon distribution"
+                )));
+            }
+        };
+        self.pushed += 1;
+        let entry = self.entry;
+        if !self.compressed {
+            let rec = &mut self.table[i * entry..][..entry];
+            for (d, h) in rec.chunks_exact_mut(64).zip(halves) {
+                for (b, v) in d.chunks_exact_mut(2).zip(h.iter()) {
+                    b.copy_from_slice(&v.to_le_bytes());
+                }
+            }
+            return Ok(());
+        }
+        // gnubg's sanity check in GetDistCompressed: `iOffset > 64 * nPos && 64 * nPos > 0`,
+        // computed in 32-bit unsigned arithmetic.
+        let limit = (64 * self.n as u64) as u32;
+        if self.offset > u64::from(limit) && limit > 0 {
+            return Err(FormatError::GnubgExport(format!(
+                "offset {} of position {i} trips gnubg's 32-bit sanity check (64 x {} positions wraps to {limit})",
+                self.offset, self.n
+            )));
+        }
+        let mut e = [0u8; 8];
+        e[..4].copy_from_slice(&(self.offset as u32).to_le_bytes());
+        self.buf.clear();
+        for (k, q) in halves.iter().enumerate() {
+            let (ioff, nz) = run(q);
+            e[4 + 2 * k] = nz as u8;
+            e[5 + 2 * k] = ioff as u8;
+            le16s(&mut self.buf, &q[ioff..ioff + nz]);
+            self.offset += nz as u64;
+        }
+        match &mut self.spill {
+            Some(f) => {
+                f.write_all(&(i as u32).to_le_bytes())?;
+                f.write_all(&e[..entry])?;
+            }
+            None => self.table[i * entry..][..entry].copy_from_slice(&e[..entry]),
+        }
+        Ok(self.out.write_all(&self.buf)?)
+    }
+
+    /// Writes what is kept (the index, or the records) once every position is in.
+    pub fn finish(mut self) -> Result<()> {
+        if self.pushed != self.n {
+            return Err(FormatError::Table(format!(
+                "{} of {} positions written",
+                self.pushed, self.n
+            )));
+        }
+        if let Some(spill) = self.spill.take() {
+            let entry = self.entry;
+            self.table = vec![0; self.n * entry];
+            let mut f = spill.into_inner().map_err(io::IntoInnerError::into_error)?;
+            f.seek(SeekFrom::Start(0))?;
+            let mut r = io::BufReader::new(f);
+            let mut rec = [0u8; 12];
+            for _ in 0..self.n {
+                r.read_exact(&mut rec[..4 + entry])?;
+                let i = u32::from_le_bytes([rec[0], rec[1], rec[2], rec[3]]) as usize;
+                self.table[i * entry..][..entry].copy_from_slice(&rec[4..4 + entry]);
+            }
+        }
+        if self.compressed {
+            gnubg_size_limit((GNUBG_HEADER + self.table.len()) as u64 + 2 * self.offset)?;
+            self.out.seek(SeekFrom::Start(GNUBG_HEADER as u64))?;
+        }
+        self.out.write_all(&self.table)?;
+        Ok(self.out.flush()?)
+    }
+}
+
+/// gnubg's 32 entries of a distribution given from `first` rolls: quantized, truncated or
+/// zero-padded.
+pub fn gnubg_entries(first: usize, probs: impl IntoIterator<Item = f64>) -> [u16; 32] {
+    let mut q = [0u16; 32];
+    for (q, p) in q.iter_mut().skip(first).zip(probs) {
+        *q = quantize(p);
+    }
+    q
+}
+
+/// Reads a gnubg one-sided database, compressed or not (normal-distribution files are
+/// refused). The file must be exactly as long as its header and index imply.
+pub fn read_gnubg_one_sided(bytes: &[u8]) -> Result<GnubgOneSided> {
+    let h = GnubgHeader::new(bytes)?;
+    h.expect_kind(b"OS")?;
+    let space = h.space()?;
+    let gammon = h.flag(15, "gammon")?;
+    let compressed = h.flag(17, "compressed")?;
+    if h.flag(19, "normal-distribution")? {
+        return Err(FormatError::GnubgUnsupported(
+            "normal-distribution approximation (no exact distributions)".into(),
+        ));
+    }
+    let n = space.len();
+    let halves = if gammon { 2 } else { 1 };
+    // Sizes are checked before anything is allocated for the `n` a header claims.
+    let dists = if compressed {
+        let entry = 4 + 2 * halves;
+        let data = GNUBG_HEADER + n * entry;
+        if bytes.len() < data {
+            return Err(FormatError::Truncated {
+                expected: data as u64,
+                found: bytes.len() as u64,
+            });
+        }
+        // Position i's runs: its byte offset from `data` and `(ioff, nz)` per distribution.
+        let runs = |i: usize| {
+            let e = &bytes[GNUBG_HEADER + i * entry..GNUBG_HEADER + (i + 1) * entry];
+            let r = [
+                (e[5], e[4]),
+                (
+                    e.get(7).copied().unwrap_or(0),
+                    e.get(6).copied().unwrap_or(0),
+                ),
+            ]
+            .map(|(ioff, nz)| (usize::from(ioff), usize::from(nz)));
+            match r.iter().find(|&&(ioff, nz)| ioff + nz > GNUBG_ENTRIES) {
+                Some((ioff, nz)) => Err(FormatError::GnubgData(format!(
+                    "index entry {i} has a run of {nz} entries from entry {ioff}, past entry 31"
+                ))),
+                None => Ok((2 * u32_at(e, 0) as usize, r)),
+            }
+        };
+        let mut end = data;
+        for i in 0..n {
+            let (offset, r) = runs(i)?;
+            end = end.max(data + offset + 2 * (r[0].1 + r[1].1));
+        }
+        exact_size(end as u128, bytes.len())?;
+        let mut dists = vec![[0u16; 32]; n * halves];
+        for i in 0..n {
+            let (offset, r) = runs(i)?;
+            let mut at = data + offset;
+            for (k, &(ioff, nz)) in r[..halves].iter().enumerate() {
+                for v in &mut dists[halves * i + k][ioff..ioff + nz] {
+                    *v = u16_at(bytes, at);
+                    at += 2;
+                }
+            }
+        }
+        dists
+    } else {
+        exact_size((GNUBG_HEADER + n * 64 * halves) as u128, bytes.len())?;
+        bytes[GNUBG_HEADER..]
+            .chunks_exact(64)
+            .map(|c| std::array::from_fn(|k| u16_at(c, 2 * k)))
+            .collect()
+    };
+    let (dist, gammon_dist) = if gammon {
+        let (d, g): (Vec<_>, Vec<_>) = dists.chunks_exact(2).map(|p| (p[0], p[1])).unzip();
+        (d, Some(g))
+    } else {
+        (dists, None)
+    };
+    Ok(GnubgOneSided {
+        points: space.points,
+        checkers: space.checkers,
+        gammon,
+        compressed,
+        dist,
+        gammon_dist,
+    })
+}
