@@ -39,6 +39,16 @@
 //! `extraction_speed`), which is what the tests compare against
 //! ([`Network::feature_cells`]).
 
+mod features;
+mod file;
+mod shapes;
+mod symmetry;
+
+pub use features::*;
+pub use file::*;
+pub use shapes::*;
+pub use symmetry::*;
+
 use std::fmt;
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -59,90 +69,8 @@ pub const MAX_TUPLES: usize = 32;
 /// The most weights a network may have in all (2^28: 1 GiB as f32).
 pub const MAX_WEIGHTS: usize = 1 << 28;
 
-/// The file format: magic `RSNTUPLE`, the version this build writes and reads.
-pub const FORMAT: Container = Container::new(b"RSNTUPLE", 1);
-/// Bytes before the tuple records.
-const HEADER: usize = 32;
-/// Bytes per tuple record: cell count, then up to 7 cells, zero padded.
-const TUPLE_RECORD: usize = 8;
-
 /// The largest finite `f16`; larger `f32` magnitudes saturate to it in [`to_f16`].
 pub const F16_MAX: f32 = 65504.0;
-
-/// For every symmetry `s` and cell `i`, the cell of the original board that `B_s[i]` reads.
-pub const SYMMETRIES: [[u8; 16]; 8] = symmetry_tables();
-
-const fn symmetry_tables() -> [[u8; 16]; 8] {
-    let mut out = [[0u8; 16]; 8];
-    let mut s = 0;
-    while s < 8 {
-        let mut i = 0;
-        while i < 16 {
-            let (r, c) = (i / 4, i % 4);
-            // The first four act on (r, c); the last four read the first four transposed.
-            let (r, c) = if s >= 4 { (c, r) } else { (r, c) };
-            let (r, c) = match s % 4 {
-                0 => (r, c),
-                1 => (r, 3 - c),
-                2 => (3 - r, c),
-                _ => (3 - r, 3 - c),
-            };
-            out[s][i] = (4 * r + c) as u8;
-            i += 1;
-        }
-        s += 1;
-    }
-    out
-}
-
-/// The classic 4x6-tuple network (Szubert & Jaśkowski's successors; TDL2048+): two straight
-/// 6-cell shapes and two 2x3 rectangles. 4 x 16^6 weights, 32 features a board.
-pub fn standard_tuples() -> Vec<Vec<u8>> {
-    vec![
-        vec![0, 1, 2, 3, 4, 5],
-        vec![4, 5, 6, 7, 8, 9],
-        vec![0, 1, 2, 4, 5, 6],
-        vec![4, 5, 6, 8, 9, 10],
-    ]
-}
-
-/// A small network for tests and quick experiments: the outer and inner rows and the corner,
-/// edge and centre 2x2 squares (Szubert & Jaśkowski's 4-tuples, up to symmetry). 5 x 16^4
-/// weights (1.25 MiB as f32), 40 features a board.
-pub fn small_tuples() -> Vec<Vec<u8>> {
-    vec![
-        vec![0, 1, 2, 3],
-        vec![4, 5, 6, 7],
-        vec![0, 1, 4, 5],
-        vec![1, 2, 5, 6],
-        vec![5, 6, 9, 10],
-    ]
-}
-
-/// Reverses the four cells of every row.
-#[inline(always)]
-fn mirror(x: u64) -> u64 {
-    let x = (x & 0x00FF_00FF_00FF_00FF) << 8 | (x >> 8) & 0x00FF_00FF_00FF_00FF;
-    (x & 0x0F0F_0F0F_0F0F_0F0F) << 4 | (x >> 4) & 0x0F0F_0F0F_0F0F_0F0F
-}
-
-/// Reverses the order of the four rows.
-#[inline(always)]
-fn flip(x: u64) -> u64 {
-    let x = x.rotate_left(32);
-    (x & 0x0000_FFFF_0000_FFFF) << 16 | (x >> 16) & 0x0000_FFFF_0000_FFFF
-}
-
-/// The 8 symmetric boards `B_0 .. B_7` of `b`, in [`SYMMETRIES`] order.
-#[inline(always)]
-pub fn symmetric_boards(b: Board) -> [u64; 8] {
-    let x = b.raw;
-    let m = mirror(x);
-    let t = b.transpose().raw;
-    // transpose(mirror(b)) = flip(transpose(b)); transpose(flip(b)) = mirror(transpose(b)).
-    let tf = mirror(t);
-    [x, m, flip(x), flip(m), t, flip(t), tf, flip(tf)]
-}
 
 /// Rounds an `f32` weight to `f16` as stored: round to nearest, ties to even (IEEE 754), with
 /// magnitudes beyond [`F16_MAX`] saturated to ±65504 instead of becoming infinite. Magnitudes
@@ -211,76 +139,6 @@ pub enum NetworkError {
     NotFinite { index: usize, value: f32 },
 }
 
-impl From<FrameError> for NetworkError {
-    fn from(e: FrameError) -> NetworkError {
-        match e {
-            FrameError::BadMagic => NetworkError::BadMagic,
-            FrameError::Truncated { expected, found } => {
-                NetworkError::Truncated { expected, found }
-            }
-            FrameError::Version(v) => NetworkError::Version(v),
-            FrameError::Checksum { stored, computed } => {
-                NetworkError::Checksum { stored, computed }
-            }
-        }
-    }
-}
-
-/// One run of consecutive cells of a tuple: `(board >> src) & mask`, placed at bit `dst` of
-/// the feature index.
-#[derive(Clone, Copy, Debug, Default)]
-struct Run {
-    src: u32,
-    mask: u64,
-    dst: u32,
-}
-
-/// A tuple compiled for fast extraction.
-#[derive(Clone, Copy, Debug)]
-struct Compiled {
-    offset: usize,
-    runs: [Run; MAX_CELLS],
-    nruns: usize,
-}
-
-impl Compiled {
-    fn new(cells: &[u8], offset: usize) -> Compiled {
-        let mut runs = [Run::default(); MAX_CELLS];
-        let mut nruns = 0;
-        let mut j = 0;
-        while j < cells.len() {
-            let mut len = 1;
-            while j + len < cells.len() && cells[j + len] == cells[j] + len as u8 {
-                len += 1;
-            }
-            runs[nruns] = Run {
-                src: 4 * u32::from(cells[j]),
-                mask: (1u64 << (4 * len)) - 1,
-                dst: 4 * j as u32,
-            };
-            nruns += 1;
-            j += len;
-        }
-        Compiled {
-            offset,
-            runs,
-            nruns,
-        }
-    }
-
-    /// The feature index on `board` from the first `R` runs (runs past `nruns` are zero-mask
-    /// padding): with `R` a constant the loop unrolls into straight-line code (training the
-    /// standard network went from 1.45 to 1.8 M moves/s against a loop to `nruns`).
-    #[inline(always)]
-    fn index<const R: usize>(&self, board: u64) -> usize {
-        let mut i = 0u64;
-        for r in &self.runs[..R] {
-            i |= (board >> r.src & r.mask) << r.dst;
-        }
-        self.offset + i as usize
-    }
-}
-
 enum Weights {
     F32(Box<[AtomicU32]>),
     F16(Box<[f16]>),
@@ -317,39 +175,6 @@ impl fmt::Debug for Network {
             .field("games", &self.games)
             .finish()
     }
-}
-
-/// Checks tuple shapes; returns the number of weights they need.
-fn check_tuples(tuples: &[Vec<u8>]) -> Result<usize, NetworkError> {
-    let bad = |s: String| Err(NetworkError::Tuples(s));
-    if tuples.is_empty() || tuples.len() > MAX_TUPLES {
-        return bad(format!(
-            "{} tuples (1 to {MAX_TUPLES} allowed)",
-            tuples.len()
-        ));
-    }
-    let mut total = 0usize;
-    for (t, cells) in tuples.iter().enumerate() {
-        if cells.is_empty() || cells.len() > MAX_CELLS {
-            return bad(format!(
-                "tuple {t} has {} cells (1 to {MAX_CELLS} allowed)",
-                cells.len()
-            ));
-        }
-        if let Some(c) = cells.iter().find(|&&c| c >= 16) {
-            return bad(format!("tuple {t} names cell {c} (cells are 0 to 15)"));
-        }
-        if (1..cells.len()).any(|j| cells[..j].contains(&cells[j])) {
-            return bad(format!("tuple {t} names a cell twice: {cells:?}"));
-        }
-        total += 1 << (4 * cells.len());
-    }
-    if total > MAX_WEIGHTS {
-        return bad(format!(
-            "{total} weights in all (at most {MAX_WEIGHTS} allowed)"
-        ));
-    }
-    Ok(total)
 }
 
 impl Network {
@@ -621,243 +446,6 @@ impl Network {
                 .collect(),
         }
     }
-
-    /// The size in bytes of this network's file with `element` weights.
-    pub fn file_size(&self, element: Element) -> u64 {
-        (HEADER + TUPLE_RECORD * self.tuples.len() + element.size() * self.len() + 4) as u64
-    }
-
-    /// Writes the network in the file format (see [`Network::save`]) with `element` weights.
-    /// Fails, writing nothing past the header, on a weight that is not finite.
-    pub fn write_to(&self, w: &mut impl Write, element: Element) -> Result<(), NetworkError> {
-        let mut w = CrcWriter::new(w);
-        if let Some(index) = (0..self.len()).find(|&i| !self.weight(i).is_finite()) {
-            return Err(NetworkError::NotFinite {
-                index,
-                value: self.weight(index),
-            });
-        }
-        let mut head = Vec::with_capacity(HEADER + TUPLE_RECORD * self.tuples.len());
-        head.extend_from_slice(&FORMAT.head());
-        head.extend_from_slice(&element.code().to_le_bytes());
-        head.extend_from_slice(&self.games.to_le_bytes());
-        head.extend_from_slice(&(self.tuples.len() as u32).to_le_bytes());
-        head.extend_from_slice(&0u32.to_le_bytes());
-        for cells in &self.tuples {
-            let mut rec = [0u8; TUPLE_RECORD];
-            rec[0] = cells.len() as u8;
-            rec[1..=cells.len()].copy_from_slice(cells);
-            head.extend_from_slice(&rec);
-        }
-        w.write_all(&head)?;
-        let mut buf = Vec::with_capacity(element.size() << 14);
-        let n = self.len();
-        let mut start = 0;
-        while start < n {
-            let end = n.min(start + (1 << 14));
-            buf.clear();
-            match (&self.weights, element) {
-                (Weights::F32(v), Element::F32) => {
-                    for x in &v[start..end] {
-                        buf.extend_from_slice(&x.load(Relaxed).to_le_bytes());
-                    }
-                }
-                (Weights::F32(v), Element::F16) => {
-                    for x in &v[start..end] {
-                        let h = to_f16(f32::from_bits(x.load(Relaxed)));
-                        buf.extend_from_slice(&h.to_bits().to_le_bytes());
-                    }
-                }
-                (Weights::F16(v), Element::F32) => {
-                    for x in &v[start..end] {
-                        buf.extend_from_slice(&x.to_f32().to_le_bytes());
-                    }
-                }
-                (Weights::F16(v), Element::F16) => {
-                    for x in &v[start..end] {
-                        buf.extend_from_slice(&x.to_bits().to_le_bytes());
-                    }
-                }
-            }
-            w.write_all(&buf)?;
-            start = end;
-        }
-        let crc = w.crc();
-        w.inner.write_all(&crc.to_le_bytes())?;
-        Ok(())
-    }
-
-    /// Writes the network to `path` atomically (a temporary file beside it, renamed over it).
-    ///
-    /// The format, all little-endian:
-    ///
-    /// | offset | bytes | field |
-    /// |---|---|---|
-    /// | 0 | 8 | magic `RSNTUPLE` |
-    /// | 8 | 4 | version, 1 |
-    /// | 12 | 4 | element type: 1 = f32, 2 = f16 |
-    /// | 16 | 8 | training games so far |
-    /// | 24 | 4 | number of tuples T |
-    /// | 28 | 4 | zero |
-    /// | 32 | 8 T | per tuple: cell count k, then its k cells, zero padded to 8 bytes |
-    /// | 32 + 8 T | W x 4 or 2 | the weights, tuple by tuple, in feature index order |
-    /// | end - 4 | 4 | CRC-32 (IEEE) of every byte before it |
-    pub fn save(&self, path: &Path, element: Element) -> Result<(), NetworkError> {
-        rollsim_core::files::write_atomically(path, |w| self.write_to(w, element))
-    }
-
-    /// Reads a network file (see [`Network::save`]), checking its size before allocating.
-    pub fn load(path: &Path) -> Result<Network, NetworkError> {
-        let file = File::open(path)?;
-        let size = file.metadata()?.len();
-        Network::read_checked(io::BufReader::with_capacity(1 << 16, file), Some(size))
-    }
-
-    /// Reads a network in the file format from `r`.
-    pub fn read_from(r: impl Read) -> Result<Network, NetworkError> {
-        Network::read_checked(r, None)
-    }
-
-    fn read_checked(r: impl Read, size: Option<u64>) -> Result<Network, NetworkError> {
-        let mut src = Source {
-            r,
-            pos: 0,
-            crc: crc32fast::Hasher::new(),
-        };
-        let mut head = [0u8; HEADER];
-        let got = src.fill(&mut head)?;
-        FORMAT.check_head(&head[..got], HEADER as u64)?;
-        if got < HEADER {
-            return Err(NetworkError::Truncated {
-                expected: HEADER as u64,
-                found: got as u64,
-            });
-        }
-        let u32_at = |i: usize| u32::from_le_bytes(head[i..i + 4].try_into().unwrap());
-        let element = match u32_at(12) {
-            1 => Element::F32,
-            2 => Element::F16,
-            other => return Err(NetworkError::Element(other)),
-        };
-        let games = u64::from_le_bytes(head[16..24].try_into().unwrap());
-        let count = u32_at(24) as usize;
-        if count == 0 || count > MAX_TUPLES {
-            return Err(NetworkError::Tuples(format!(
-                "{count} tuples (1 to {MAX_TUPLES} allowed)"
-            )));
-        }
-        if u32_at(28) != 0 {
-            return Err(NetworkError::Tuples("reserved header word is not 0".into()));
-        }
-        let mut recs = vec![0u8; TUPLE_RECORD * count];
-        let got = src.fill(&mut recs)?;
-        if got < recs.len() {
-            return Err(NetworkError::Truncated {
-                expected: (HEADER + recs.len()) as u64,
-                found: src.pos,
-            });
-        }
-        let tuples: Vec<Vec<u8>> = recs
-            .chunks_exact(TUPLE_RECORD)
-            .map(|rec| {
-                let k = usize::from(rec[0]).min(TUPLE_RECORD - 1);
-                rec[1..=k].to_vec()
-            })
-            .collect();
-        for (t, rec) in recs.chunks_exact(TUPLE_RECORD).enumerate() {
-            if usize::from(rec[0]) > MAX_CELLS
-                || rec[1 + usize::from(rec[0])..].iter().any(|&b| b != 0)
-            {
-                return Err(NetworkError::Tuples(format!(
-                    "tuple record {t} is malformed: {rec:?}"
-                )));
-            }
-        }
-        let n = check_tuples(&tuples)?;
-        let expected = (HEADER + recs.len() + n * element.size() + 4) as u64;
-        match size {
-            Some(s) if s < expected => {
-                return Err(NetworkError::Truncated { expected, found: s });
-            }
-            Some(s) if s > expected => return Err(NetworkError::Oversized { expected }),
-            _ => {}
-        }
-        let weights = match element {
-            Element::F32 => Weights::F32(read_weights(&mut src, n, 4, expected, |b| {
-                AtomicU32::new(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            })?),
-            Element::F16 => Weights::F16(read_weights(&mut src, n, 2, expected, |b| {
-                f16::from_bits(u16::from_le_bytes([b[0], b[1]]))
-            })?),
-        };
-        let computed = src.crc.clone().finalize();
-        let mut tail = [0u8; 5];
-        let got = src.fill(&mut tail)?;
-        if got < 4 {
-            return Err(NetworkError::Truncated {
-                expected,
-                found: src.pos,
-            });
-        }
-        if got > 4 {
-            return Err(NetworkError::Oversized { expected });
-        }
-        check_checksum(u32::from_le_bytes(tail[..4].try_into().unwrap()), computed)?;
-        let net = Network::assemble(tuples, weights, games);
-        if let Some(index) = (0..net.len()).find(|&i| !net.weight(i).is_finite()) {
-            return Err(NetworkError::NotFinite {
-                index,
-                value: net.weight(index),
-            });
-        }
-        Ok(net)
-    }
-}
-
-/// The weight indexes of a few boards' features, extracted once and then prefetched, summed and
-/// updated from: scratch space kept from move to move. Row `k` is board `k`'s indexes in
-/// [`Network::feature_indexes`]'s order (entry `8 t + s` is feature `(t, s)`); an index fits in
-/// a `u32` (at most [`MAX_TUPLES`] x 16^[`MAX_CELLS`] weights).
-pub struct Features {
-    per_board: usize,
-    idx: Vec<u32>,
-}
-
-impl Features {
-    /// Room for `rows` boards of `net`'s features.
-    pub fn new(net: &Network, rows: usize) -> Features {
-        let mut f = Features {
-            per_board: 0,
-            idx: Vec::new(),
-        };
-        f.fit(net, rows);
-        f
-    }
-
-    fn fit(&mut self, net: &Network, rows: usize) {
-        self.per_board = 8 * net.compiled.len();
-        if self.idx.len() < rows * self.per_board {
-            self.idx.resize(rows * self.per_board, 0);
-        }
-    }
-
-    /// Board `k`'s indexes.
-    #[inline]
-    pub fn row(&self, k: usize) -> &[u32] {
-        &self.idx[k * self.per_board..(k + 1) * self.per_board]
-    }
-
-    #[inline]
-    fn row_mut(&mut self, k: usize) -> &mut [u32] {
-        &mut self.idx[k * self.per_board..(k + 1) * self.per_board]
-    }
-
-    /// Copies row `from` over row `to`.
-    #[inline]
-    pub fn copy_row(&mut self, from: usize, to: usize) {
-        let p = self.per_board;
-        self.idx.copy_within(from * p..(from + 1) * p, to * p);
-    }
 }
 
 /// The value summed as the module documentation says, from indexes in [`Features`] order.
@@ -887,55 +475,6 @@ fn sum_tuples(tuples: impl Iterator<Item = [usize; 8]>, get: impl Fn(usize) -> f
 #[inline(always)]
 fn combine(p: [f32; 8]) -> f32 {
     ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]))
-}
-
-/// Reads `n` weights of `size` bytes each, decoded by `decode`, in blocks of 65,536; a short
-/// read is a truncated file of `expected` bytes.
-fn read_weights<R: Read, T>(
-    src: &mut Source<R>,
-    n: usize,
-    size: usize,
-    expected: u64,
-    decode: impl Fn(&[u8]) -> T,
-) -> Result<Box<[T]>, NetworkError> {
-    let mut buf = vec![0u8; (1 << 16) * size];
-    let mut w = huge_vec(n);
-    while w.len() < n {
-        let want = (n - w.len()).min(1 << 16) * size;
-        if src.fill(&mut buf[..want])? < want {
-            return Err(NetworkError::Truncated {
-                expected,
-                found: src.pos,
-            });
-        }
-        w.extend(buf[..want].chunks_exact(size).map(&decode));
-    }
-    Ok(w.into_boxed_slice())
-}
-
-/// A reader that counts and checksums what it reads.
-struct Source<R: Read> {
-    r: R,
-    pos: u64,
-    crc: crc32fast::Hasher,
-}
-
-impl<R: Read> Source<R> {
-    /// Reads until `buf` is full or the input ends; returns the bytes read.
-    fn fill(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let mut n = 0;
-        while n < buf.len() {
-            match self.r.read(&mut buf[n..]) {
-                Ok(0) => break,
-                Ok(k) => n += k,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        self.crc.update(&buf[..n]);
-        self.pos += n as u64;
-        Ok(n)
-    }
 }
 
 /// Network values of many boards at once: where the lockstep network players send every
