@@ -309,15 +309,3 @@ pub fn puzzle_optimal(
         seconds: secs,
     })
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sample_roots_are_distinct_positions_after_a_move() {
-        let roots = sample_roots(50);
-        assert_eq!(roots.len(), 50);
-        assert!(roots.iter().all(|r| r.board().count_empty() > 0));
-    }
-}

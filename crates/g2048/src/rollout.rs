@@ -253,6 +253,24 @@ pub mod gpu;
 mod tests {
     use super::*;
 
+    /// Roots of different candidates: each a legal move's result (a cell left for the spawn),
+    /// each with its own stream, and the boards themselves distinct but for a few
+    /// transpositions.
+    #[test]
+    fn sample_roots_are_distinct_positions_after_a_move() {
+        let roots = sample_roots(200);
+        assert_eq!(roots.len(), 200);
+        assert!(roots.iter().all(|r| r.board().count_empty() > 0));
+        let streams: std::collections::HashSet<[u32; 2]> = roots.iter().map(|r| r.stream).collect();
+        assert_eq!(streams.len(), roots.len(), "two roots share a stream");
+        let boards: std::collections::HashSet<u64> = roots.iter().map(|r| r.board().raw).collect();
+        assert!(
+            boards.len() * 10 >= roots.len() * 9,
+            "{} distinct boards",
+            boards.len()
+        );
+    }
+
     #[test]
     fn direction_orders_are_the_24_permutations() {
         let mut seen: Vec<[u8; 4]> = DIRECTION_ORDERS
