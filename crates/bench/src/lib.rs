@@ -15,6 +15,17 @@ fn cpu_threads() -> String {
     text::count(rayon::current_num_threads(), "thread")
 }
 
+/// The unit of a time, where less is better; every other unit is a rate.
+pub const SECONDS: &str = "s";
+
+/// How much faster a figure of `unit` is than `base`: their ratio, inverted for times.
+pub fn speedup(unit: &str, figure: f64, base: f64) -> f64 {
+    match unit {
+        SECONDS => base / figure,
+        _ => figure / base,
+    }
+}
+
 /// One measured figure.
 #[derive(Clone, Debug, Serialize)]
 pub struct Measurement {
@@ -155,7 +166,7 @@ pub fn bearoff_build(
             None => cpu_threads(),
         },
         figure: secs,
-        unit: "s".into(),
+        unit: SECONDS.into(),
         extra,
         seconds: total,
     })

@@ -407,13 +407,7 @@ fn print_table(r: &BenchReport) {
         if m.backend == "gpu"
             && let Some(c) = cpu_figure(&m.workload)
         {
-            // Higher is better for rates, lower for times: the ratio is always GPU speed over
-            // CPU speed.
-            let speed = if m.unit == "s" {
-                c / m.figure
-            } else {
-                m.figure / c
-            };
+            let speed = rollsim_bench::speedup(&m.unit, m.figure, c);
             also.push(format!("{speed:.2}x cpu speed"));
         }
         outln!(
@@ -549,11 +543,7 @@ fn compare(old: &std::path::Path, new: &std::path::Path, json: bool) -> anyhow::
                 let o = a.measurements.iter().find(|o| {
                     o.workload == n.workload && o.backend == n.backend && o.unit == n.unit
                 })?;
-                let speedup = if n.unit == "s" {
-                    o.figure / n.figure
-                } else {
-                    n.figure / o.figure
-                };
+                let speedup = rollsim_bench::speedup(&n.unit, n.figure, o.figure);
                 Some(Comparison {
                     workload: n.workload.clone(),
                     backend: n.backend.clone(),
