@@ -29,7 +29,7 @@ use std::ops::Neg;
 use rayon::prelude::*;
 
 use super::format::quantize;
-use super::moves::{ROLLS, Unranked};
+use super::moves::{Roll, Unranked};
 use super::one_sided::Levels;
 use super::position::Space;
 use super::two_sided::cube_decision;
@@ -430,7 +430,7 @@ impl Moves {
             .map(|x| {
                 let (mut plays, mut play_len) = (Vec::new(), [0u32; 21]);
                 let (mut cur, mut next) = (Vec::new(), Vec::new());
-                for (r, &(a, b, _)) in ROLLS.iter().enumerate() {
+                for (r, &Roll { low: a, high: b }) in Roll::ALL_21.iter().enumerate() {
                     let start = plays.len();
                     let orders: &[[u8; 4]] = if a == b {
                         &[[a; 4]]
@@ -737,9 +737,9 @@ fn solve_position<const K: usize, R: Recurrence<K>, C: Cell>(
     for u0 in (0..n).step_by(BLOCK) {
         let len = BLOCK.min(n - u0);
         s.acc[..K * len].fill(0.0);
-        for (r, &(_, _, w)) in ROLLS.iter().enumerate() {
+        for (r, roll) in Roll::ALL_21.iter().enumerate() {
             row_roll::<K, R, C>(moves, others, x, r, u0, len, &mut s.best);
-            let w = f64::from(w);
+            let w = f64::from(roll.weight());
             for (a, &b) in s.acc[..K * len].iter_mut().zip(&s.best[..K * len]) {
                 *a += w * b.to_f64();
             }
@@ -782,7 +782,7 @@ fn solve_position<const K: usize, R: Recurrence<K>, C: Cell>(
         }
         die!(0 1 2 3 4 5);
         for j in 0..K {
-            // The rolls in ROLLS order, as constant indices (a loop over ROLLS reads them).
+            // The rolls in Roll::ALL_21's order, as constant indices (a loop over them reads them).
             let mut sum = 0.0;
             #[allow(clippy::needless_range_loop)]
             for a in 0..6 {
@@ -965,14 +965,14 @@ mod tests {
         let (mut c, mut p) = ([0u8; 5], [0u8; 5]);
         for x in 1..space.len() as u32 {
             space.position(x, &mut c);
-            for (r, &(a, b, _)) in ROLLS.iter().enumerate() {
-                let want: Vec<u32> = slow_plays(&c, a.into(), b.into())
+            for (r, roll) in Roll::ALL_21.iter().enumerate() {
+                let want: Vec<u32> = slow_plays(&c, roll.low.into(), roll.high.into())
                     .iter()
                     .map(|q| space.index(q))
                     .collect::<std::collections::BTreeSet<_>>()
                     .into_iter()
                     .collect();
-                assert_eq!(moves.plays(x, r), &want[..], "{c:?} {a}-{b}");
+                assert_eq!(moves.plays(x, r), &want[..], "{c:?} {roll:?}");
                 let _ = &mut p;
             }
         }

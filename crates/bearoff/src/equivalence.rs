@@ -12,7 +12,7 @@ use std::time::Duration;
 use crate::Space;
 use crate::build::{ColumnSweeper, CpuColumns, Options, build_two_sided};
 use crate::columns::{CellKind, Cubeful, Cubeless, Fixed, Real, solve_in_memory};
-use crate::moves::{ROLLS, slow_plays};
+use crate::moves::{Roll, slow_plays};
 use crate::one_sided::{CpuPlays, OneSided, PlaySolver};
 use crate::plan::{Plan, Precision};
 use crate::table::Table;
@@ -91,7 +91,8 @@ pub(crate) fn brute_mean(c: &[u8], memo: &mut HashMap<Vec<u8>, f64>) -> f64 {
         return v;
     }
     let mut sum = 0.0;
-    for &(a, b, w) in &ROLLS {
+    for roll in Roll::ALL_21 {
+        let (a, b, w) = (roll.low, roll.high, roll.weight());
         let best = slow_plays(c, a.into(), b.into())
             .iter()
             .map(|p| brute_mean(p, memo))
@@ -118,7 +119,8 @@ pub(crate) fn brute_win(us: &[u8], them: &[u8], memo: &mut Memo<f64>) -> f64 {
         return v;
     }
     let mut sum = 0.0;
-    for &(a, b, w) in &ROLLS {
+    for roll in Roll::ALL_21 {
+        let (a, b, w) = (roll.low, roll.high, roll.weight());
         let best = slow_plays(us, a.into(), b.into())
             .iter()
             .map(|p| 1.0 - brute_win(them, p, memo))
@@ -143,7 +145,8 @@ pub(crate) fn brute_equities(us: &[u8], them: &[u8], memo: &mut Memo<[f64; 3]>) 
         return v;
     }
     let mut sum = [0.0; 3];
-    for &(a, b, w) in &ROLLS {
+    for roll in Roll::ALL_21 {
+        let (a, b, w) = (roll.low, roll.high, roll.weight());
         let mut best = [f64::NEG_INFINITY; 3];
         for p in slow_plays(us, a.into(), b.into()) {
             let [o, c, u] = brute_equities(them, &p, memo);

@@ -10,23 +10,52 @@
 
 use super::position::{Space, binomial};
 
-/// The 21 distinct rolls in table order, `(a, b)` with `a <= b`, and their weight in 36ths.
-pub const ROLLS: [(u8, u8, u8); 21] = rolls();
+/// A roll of two dice, the lower die first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Roll {
+    pub low: u8,
+    pub high: u8,
+}
 
-const fn rolls() -> [(u8, u8, u8); 21] {
-    let mut out = [(0u8, 0u8, 0u8); 21];
-    let mut n = 0;
-    let mut a = 1;
-    while a <= 6 {
-        let mut b = a;
-        while b <= 6 {
-            out[n] = (a, b, if a == b { 1 } else { 2 });
-            n += 1;
-            b += 1;
+impl Roll {
+    /// The 21 distinct rolls in table order (gnubg's): 1-1, 1-2, ..., 1-6, 2-2, ..., 6-6.
+    pub const ALL_21: [Roll; 21] = {
+        let mut out = [Roll { low: 0, high: 0 }; 21];
+        let (mut n, mut low) = (0, 1);
+        while low <= 6 {
+            let mut high = low;
+            while high <= 6 {
+                out[n] = Roll { low, high };
+                n += 1;
+                high += 1;
+            }
+            low += 1;
         }
-        a += 1;
+        out
+    };
+
+    /// `INDEX[a - 1][b - 1]`: the place in [`Roll::ALL_21`] of the roll of dice a and b, in
+    /// either order.
+    pub const INDEX: [[usize; 6]; 6] = {
+        let mut t = [[0usize; 6]; 6];
+        let mut r = 0;
+        while r < 21 {
+            let Roll { low, high } = Roll::ALL_21[r];
+            t[low as usize - 1][high as usize - 1] = r;
+            t[high as usize - 1][low as usize - 1] = r;
+            r += 1;
+        }
+        t
+    };
+
+    pub const fn is_double(self) -> bool {
+        self.low == self.high
     }
-    out
+
+    /// Its chance in 36ths: 1 for a double, 2 for the two orders of any other roll.
+    pub const fn weight(self) -> u8 {
+        if self.is_double() { 1 } else { 2 }
+    }
 }
 
 /// A position taken apart for move generation.
@@ -193,9 +222,14 @@ mod tests {
 
     #[test]
     fn rolls_cover_36() {
-        assert_eq!(ROLLS.iter().map(|r| u32::from(r.2)).sum::<u32>(), 36);
-        assert_eq!(ROLLS[0], (1, 1, 1));
-        assert_eq!(ROLLS[1], (1, 2, 2));
-        assert_eq!(ROLLS[20], (6, 6, 1));
+        let all = Roll::ALL_21;
+        assert_eq!(all.iter().map(|r| u32::from(r.weight())).sum::<u32>(), 36);
+        assert_eq!((all[0], all[0].weight()), (Roll { low: 1, high: 1 }, 1));
+        assert_eq!((all[1], all[1].weight()), (Roll { low: 1, high: 2 }, 2));
+        assert_eq!(all[20], Roll { low: 6, high: 6 });
+        for (r, roll) in all.iter().enumerate() {
+            let (a, b) = (usize::from(roll.low) - 1, usize::from(roll.high) - 1);
+            assert_eq!((Roll::INDEX[a][b], Roll::INDEX[b][a]), (r, r));
+        }
     }
 }

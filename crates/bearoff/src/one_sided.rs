@@ -13,7 +13,7 @@
 use rayon::prelude::*;
 
 use super::columns::Window;
-use super::moves::{ROLLS, Unranked};
+use super::moves::{Roll, Unranked};
 use super::position::{Counts, Space};
 use rollsim_core::memory::{huge_filled, prefetch};
 
@@ -24,7 +24,7 @@ pub(crate) const MIN_TASK: usize = 64;
 /// The optimal policy for one value: per position, the position each roll's best play reaches.
 pub struct Policy {
     pub value: Vec<f64>,
-    /// `succ[21 * i + r]`: the position reached by the best play of roll `ROLLS[r]`.
+    /// `succ[21 * i + r]`: the position reached by the best play of roll `Roll::ALL_21[r]`.
     pub succ: Vec<u32>,
 }
 
@@ -223,7 +223,7 @@ impl<P: Prob> Level<'_, P> {
         (usize::from(s.first), &c.probs[at..at + usize::from(s.len)])
     }
 
-    /// The positions position `j`'s best play of each roll of [`ROLLS`] reaches.
+    /// The positions position `j`'s best play of each roll of [`Roll::ALL_21`] reaches.
     pub fn plays(&self, j: usize) -> &[u32] {
         let k = j % self.chunk;
         &self.chunks[j / self.chunk].succ[21 * k..21 * k + 21]
@@ -424,9 +424,6 @@ struct Task<'a, P, C> {
     pass: Pass<'a>,
 }
 
-/// `ROLL_INDEX[a - 1][b - 1]`: the index in [`ROLLS`] of the roll of a and b, either order.
-const ROLL_INDEX: [[usize; 6]; 6] = roll_index();
-
 /// One position's single-die moves, found two positions ahead of their use and located one
 /// ahead, so that the loads of neighbouring positions overlap: the sweep is bound by the
 /// latency of its lookups (by index into the slot map, then by slot into the rings), and
@@ -600,6 +597,8 @@ impl<P: Prob, C: ChainSlots> Task<'_, P, C> {
         const NONE: (f64, u32) = (f64::INFINITY, u32::MAX);
         let mut best = [[NONE; 6]; 3];
         let mut roll_best = [NONE; 21];
+        // The die indexes five tables at once: a range reads plainer than five zips.
+        #[allow(clippy::needless_range_loop)]
         for a in 0..6 {
             let len = usize::from(m.len[a]);
             for (&s, &at) in m.to[a][..len].iter().zip(&m.at[a][..len]) {
@@ -609,14 +608,15 @@ impl<P: Prob, C: ChainSlots> Task<'_, P, C> {
                     self.consider(to, &mut best[k][a]);
                 }
                 // Rolls containing die a: a first, then the best single step of the other die.
-                for (b, &r) in ROLL_INDEX[a].iter().enumerate() {
+                for (b, &r) in Roll::INDEX[a].iter().enumerate() {
                     let to = if a == b { c.get(2, a) } else { c.get(0, b) };
                     self.consider(to, &mut roll_best[r]);
                 }
             }
         }
         let mut sum = 0.0;
-        for (r, &(_, _, w)) in ROLLS.iter().enumerate() {
+        for (r, roll) in Roll::ALL_21.iter().enumerate() {
+            let w = roll.weight();
             sum += f64::from(w) * roll_best[r].0;
             slots[r] = roll_best[r].1;
         }
@@ -628,7 +628,8 @@ impl<P: Prob, C: ChainSlots> Task<'_, P, C> {
         let ring = self.ring;
         let mut targets = [(0u32, 0u32); 21];
         let mut distinct = 0;
-        for (&s, &(_, _, w)) in slots.iter().zip(&ROLLS) {
+        for (&s, roll) in slots.iter().zip(&Roll::ALL_21) {
+            let w = roll.weight();
             match targets[..distinct].iter_mut().find(|(u, _)| *u == s) {
                 Some((_, weight)) => *weight += u32::from(w),
                 None => {
@@ -685,19 +686,6 @@ impl<P: Prob, C: ChainSlots> Task<'_, P, C> {
             pool,
         }
     }
-}
-
-/// `roll_index()[a - 1][b - 1]`: the index in [`ROLLS`] of the roll of a and b, in either order.
-pub const fn roll_index() -> [[usize; 6]; 6] {
-    let mut t = [[0usize; 6]; 6];
-    let mut r = 0;
-    while r < 21 {
-        let (a, b, _) = ROLLS[r];
-        t[a as usize - 1][b as usize - 1] = r;
-        t[b as usize - 1][a as usize - 1] = r;
-        r += 1;
-    }
-    t
 }
 
 /// A whole pass of the sweep in exact `f64`, by index.

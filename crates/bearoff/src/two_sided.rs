@@ -12,9 +12,9 @@ use rayon::prelude::*;
 
 use super::columns::Real;
 #[cfg(test)]
-use super::moves::{ROLLS, Unranked};
+use super::moves::{Roll, Unranked};
 #[cfg(test)]
-use super::one_sided::{Levels, MIN_TASK, roll_index};
+use super::one_sided::{Levels, MIN_TASK};
 use super::position::Space;
 #[cfg(test)]
 use rollsim_core::memory::huge_filled;
@@ -224,7 +224,6 @@ fn solve_pair<const K: usize, V: Values<K>>(
     if them == 0 {
         return (V::LOST, V::after(&V::WON).map(|v| [[v; 6]; 3]));
     }
-    const ROLL_INDEX: [[usize; 6]; 6] = roll_index();
     let mut best = [[[f64::NEG_INFINITY; 6]; 3]; K];
     let mut roll_best = [[f64::NEG_INFINITY; 21]; K];
     for a in 0..6 {
@@ -236,7 +235,7 @@ fn solve_pair<const K: usize, V: Values<K>>(
                 for k in 0..3 {
                     best[j][k][a] = best[j][k][a].max(steps[k]);
                 }
-                for (b, &r) in ROLL_INDEX[a].iter().enumerate() {
+                for (b, &r) in Roll::INDEX[a].iter().enumerate() {
                     let v = if a == b { next[j][2][a] } else { next[j][0][b] };
                     roll_best[j][r] = roll_best[j][r].max(v);
                 }
@@ -246,8 +245,8 @@ fn solve_pair<const K: usize, V: Values<K>>(
     // Summed in roll order from +0.0, exactly as the GPU kernel does.
     let value = std::array::from_fn(|j| {
         let mut sum = 0.0;
-        for (&(_, _, w), v) in ROLLS.iter().zip(roll_best[j]) {
-            sum += f64::from(w) * v;
+        for (roll, v) in Roll::ALL_21.iter().zip(roll_best[j]) {
+            sum += f64::from(roll.weight()) * v;
         }
         sum / 36.0
     });

@@ -13,7 +13,7 @@ use crate::one_sided::{Levels, Policy};
 use crate::position::binomial;
 use rollsim_gpu::{Gpu, GpuError, Kernel, ParamSlots, grid, layout_entry, whole};
 
-/// The 21 dice rolls in WGSL: twin of [`crate::moves::ROLLS`].
+/// The 21 dice rolls in WGSL: twin of [`crate::moves::Roll::ALL_21`].
 pub const ROLLS: &str = include_str!("../../shaders/rolls.wgsl");
 /// Bearoff positions, unranking and single-die moves in WGSL: twin of [`crate::position`] and
 /// [`crate::moves`].
