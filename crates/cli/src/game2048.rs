@@ -19,7 +19,7 @@ use rollsim_2048::play::{
 };
 use rollsim_2048::train::{BlockStats, TrainConfig, train};
 use rollsim_2048::{
-    Board, Element, Game, Network, NetworkError, Objective, PlayConfig, PlayerKind, Report,
+    Board, Element, Game, Network, NetworkError, Objective, PlayConfig, Player, PlayerKind, Report,
 };
 use rollsim_gpu::Gpu;
 
@@ -198,11 +198,11 @@ fn load_network(path: &Path, flag: &str) -> anyhow::Result<Network> {
 fn play(a: PlayArgs) -> anyhow::Result<()> {
     let kind = PlayerKind::from(a.player);
     let uses_network = matches!(kind, PlayerKind::Ntuple | PlayerKind::Expectimax);
-    let player = serde_json::to_value(kind)?;
-    let player = player.as_str().unwrap_or("");
+    let name = serde_json::to_value(kind)?;
+    let name = name.as_str().unwrap_or("");
     if uses_network && a.weights.is_none() {
         return Err(input_error(format!(
-            "--player {player} needs --weights FILE (a network from `rollsim 2048 train`)"
+            "--player {name} needs --weights FILE (a network from `rollsim 2048 train`)"
         )));
     }
     if !uses_network && a.weights.is_some() {
@@ -215,7 +215,7 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
     }
     if kind != PlayerKind::Mc && (a.rollouts.is_some() || a.objective.is_some()) {
         return Err(input_error(format!(
-            "--rollouts and --objective are for --player mc, not {player}"
+            "--rollouts and --objective are for --player mc, not {name}"
         )));
     }
     if kind == PlayerKind::Random && a.compute.backend() == rollsim_gpu::Backend::Gpu {
@@ -237,20 +237,30 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
         );
     }
     a.compute.init_threads()?;
-    let network = match &a.weights {
-        Some(path) if uses_network => Some(Arc::new(load_network(path, "--weights")?)),
-        _ => None,
+    let network = || -> anyhow::Result<Arc<Network>> {
+        let path = a.weights.as_ref().expect("checked above");
+        Ok(Arc::new(load_network(path, "--weights")?))
+    };
+    let player = match kind {
+        PlayerKind::Random => Player::Random,
+        PlayerKind::Mc => Player::Mc {
+            rollouts: a.rollouts.unwrap_or(100),
+            objective: a.objective.map_or(Objective::Score, Objective::from),
+        },
+        PlayerKind::Ntuple => Player::Ntuple {
+            network: network()?,
+        },
+        PlayerKind::Expectimax => Player::Expectimax {
+            network: network()?,
+            depth: a.depth.unwrap_or(2),
+        },
     };
     let seed = a.seed.unwrap_or_else(rand::random);
     let config = PlayConfig {
         first: 0,
-        player: kind,
+        player,
         games: a.games,
         seed,
-        rollouts: a.rollouts.unwrap_or(100),
-        objective: a.objective.map_or(Objective::Score, Objective::from),
-        network,
-        depth: a.depth.unwrap_or(2),
     };
     // Random and network play need no rollouts: they run on CPU threads whatever the backend.
     let mut engine = match kind {
@@ -262,11 +272,11 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
     let bar = progress_bar(u64::from(a.games), "games", a.quiet);
     // Network players on a GPU: all games of a block in flight, one lookup dispatch per step
     // for every afterstate (greedy) or every leaf (expectimax) they need.
-    let gpu = match &config.network {
+    let gpu = match config.player.network() {
         Some(_) => Gpu::for_backend(a.compute.backend())?,
         None => None,
     };
-    let mut lookups = match (gpu, &config.network) {
+    let mut lookups = match (gpu, config.player.network()) {
         (Some(g), Some(net)) => Some(GpuNetwork::new(g, net)?),
         _ => None,
     };
@@ -287,7 +297,7 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
         };
         let played = match &mut lookups {
             Some(lookups) => {
-                if kind == PlayerKind::Expectimax && config.depth > 1 {
+                if config.player.depth() > 1 {
                     play_expectimax_lockstep(&block, lookups, &|n| bar.inc(n))?
                 } else {
                     play_greedy_lockstep(&block, lookups, &|n| bar.inc(n))?

@@ -13,7 +13,7 @@ use crate::play::{
     play_greedy_lockstep,
 };
 use crate::rollout::{RolloutSums, rollouts_of, sample_roots};
-use crate::{Board, CpuEngine, Dir, Game, Objective, PlayConfig, PlayerKind, RolloutEngine, Root};
+use crate::{Board, CpuEngine, Dir, Game, Objective, PlayConfig, Player, RolloutEngine, Root};
 use rollsim_core::rng::Stream;
 
 /// Where the jobs of a test run.
@@ -152,16 +152,12 @@ fn candidates_at_hard_positions_equal_sequential_ones<D: Device>() {
     }
 }
 
-fn config(player: PlayerKind, games: u32, seed: u64, objective: Objective) -> PlayConfig {
+fn config(player: Player, games: u32, seed: u64) -> PlayConfig {
     PlayConfig {
         first: 0,
         player,
         games,
         seed,
-        rollouts: 6,
-        objective,
-        network: None,
-        depth: 1,
     }
 }
 
@@ -183,7 +179,11 @@ fn mc_games_equal_sequential_games<D: Device>() {
         (2, Objective::Tilesum),
         (0xdead_beef_0000_0001, Objective::Score),
     ] {
-        let c = config(PlayerKind::Mc, 3, seed, objective);
+        let mc = Player::Mc {
+            rollouts: 6,
+            objective,
+        };
+        let c = config(mc, 3, seed);
         assert_eq!(
             outcome(d.rollouts().as_mut(), &c),
             outcome(&mut Sequential, &c),
@@ -281,7 +281,7 @@ fn lockstep_network_players_play_the_per_game_games<D: Device>() {
     let key = |c: &PlayConfig, values: Option<&mut dyn BatchValues>| {
         let played = match values {
             None => play_batch(c, &mut CpuEngine, &|_| {}),
-            Some(v) if c.depth > 1 => play_expectimax_lockstep(c, v, &|_| {}),
+            Some(v) if c.player.depth() > 1 => play_expectimax_lockstep(c, v, &|_| {}),
             Some(v) => play_greedy_lockstep(c, v, &|_| {}),
         };
         let games = played.unwrap().games;
@@ -290,14 +290,26 @@ fn lockstep_network_players_play_the_per_game_games<D: Device>() {
             .map(|g| (g.board.raw, g.score, g.moves))
             .collect::<Vec<_>>()
     };
-    for (player, depth, games) in [(PlayerKind::Ntuple, 1, 12), (PlayerKind::Expectimax, 2, 3)] {
-        let c = PlayConfig {
-            network: Some(net.clone()),
-            depth,
-            ..config(player, games, 4, Objective::Score)
-        };
+    let players = [
+        (
+            Player::Ntuple {
+                network: net.clone(),
+            },
+            12,
+        ),
+        (
+            Player::Expectimax {
+                network: net.clone(),
+                depth: 2,
+            },
+            3,
+        ),
+    ];
+    for (player, games) in players {
+        let kind = player.kind();
+        let c = config(player, games, 4);
         let want = key(&c, None);
         assert!(want.iter().any(|&(_, _, moves)| moves > 50));
-        assert_eq!(key(&c, Some(d.values(&net).as_mut())), want, "{player:?}");
+        assert_eq!(key(&c, Some(d.values(&net).as_mut())), want, "{kind:?}");
     }
 }

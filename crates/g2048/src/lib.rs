@@ -13,5 +13,5 @@ pub mod train;
 
 pub use board::{Board, Dir, Moved};
 pub use ntuple::{Element, Network, NetworkError};
-pub use play::{Game, GameState, Objective, PlayConfig, PlayerKind, Report};
+pub use play::{Game, GameState, Objective, PlayConfig, Player, PlayerKind, Report};
 pub use rollout::{CpuEngine, RolloutEngine, RolloutSums, Root};

@@ -159,21 +159,61 @@ pub enum PlayerKind {
     Expectimax,
 }
 
+/// A player with what it plays by.
+#[derive(Clone, Debug)]
+pub enum Player {
+    Random,
+    Mc {
+        /// Rollouts per legal move.
+        rollouts: u32,
+        objective: Objective,
+    },
+    Ntuple {
+        network: Arc<Network>,
+    },
+    Expectimax {
+        network: Arc<Network>,
+        /// Search depth in moves (1: the greedy player).
+        depth: u32,
+    },
+}
+
+impl Player {
+    pub fn kind(&self) -> PlayerKind {
+        match self {
+            Player::Random => PlayerKind::Random,
+            Player::Mc { .. } => PlayerKind::Mc,
+            Player::Ntuple { .. } => PlayerKind::Ntuple,
+            Player::Expectimax { .. } => PlayerKind::Expectimax,
+        }
+    }
+
+    /// The value network of the network players.
+    pub fn network(&self) -> Option<&Arc<Network>> {
+        match self {
+            Player::Ntuple { network } | Player::Expectimax { network, .. } => Some(network),
+            Player::Random | Player::Mc { .. } => None,
+        }
+    }
+
+    /// The network players' search depth in moves: 1 for the greedy player (and at least 1).
+    pub fn depth(&self) -> u32 {
+        match self {
+            Player::Expectimax { depth, .. } => (*depth).max(1),
+            _ => 1,
+        }
+    }
+}
+
 /// Settings of a batch of games.
 #[derive(Clone, Debug)]
 pub struct PlayConfig {
-    pub player: PlayerKind,
+    pub player: Player,
     /// The games played: `games` of them from index `first` (each game is the same whichever
     /// batch plays it).
     pub first: u32,
     pub games: u32,
     pub seed: u64,
-    pub rollouts: u32,
-    pub objective: Objective,
-    /// The value network of the ntuple and expectimax players.
-    pub network: Option<Arc<Network>>,
-    /// Expectimax search depth in moves (1 = greedy).
-    pub depth: u32,
 }
 
 impl PlayConfig {
@@ -206,36 +246,31 @@ pub fn play_batch(
         .map(|i| Game::new(config.seed, i))
         .collect();
     let mut rollouts = 0u64;
-    match config.player {
-        PlayerKind::Random => {
+    match &config.player {
+        Player::Random => {
             games.par_iter_mut().for_each(|g| {
                 g.play_random_to_end();
                 progress(1);
             });
         }
-        PlayerKind::Ntuple | PlayerKind::Expectimax => {
-            let net = config
-                .network
-                .as_deref()
-                .ok_or_else(|| anyhow::anyhow!("the {:?} player needs a network", config.player))?;
-            let depth = if config.player == PlayerKind::Ntuple {
-                1
-            } else {
-                config.depth.max(1)
-            };
+        Player::Ntuple { network } | Player::Expectimax { network, .. } => {
+            let depth = config.player.depth();
             games.par_iter_mut().for_each(|g| {
-                play_network_game(g, net, depth);
+                play_network_game(g, network, depth);
                 progress(1);
             });
         }
-        PlayerKind::Mc => {
+        &Player::Mc {
+            rollouts: n,
+            objective,
+        } => {
             let indices: Vec<u32> = config.indices().collect();
             (games, rollouts) = play_mc_games(
                 engine,
                 config.seed,
                 &indices,
-                config.rollouts,
-                config.objective,
+                n,
+                objective,
                 &mut |finished| {
                     progress(finished.len() as u64);
                     Ok(())
@@ -255,18 +290,20 @@ mod tests {
     use super::*;
     use crate::rollout::CpuEngine;
 
-    fn config(player: PlayerKind, games: u32, seed: u64) -> PlayConfig {
+    fn config(player: Player, games: u32, seed: u64) -> PlayConfig {
         PlayConfig {
             first: 0,
             player,
             games,
             seed,
-            rollouts: 8,
-            objective: Objective::Score,
-            network: None,
-            depth: 1,
         }
     }
+
+    /// The Monte Carlo player of these tests: 8 rollouts a move, score objective.
+    const MC: Player = Player::Mc {
+        rollouts: 8,
+        objective: Objective::Score,
+    };
 
     #[test]
     fn games_start_with_two_tiles_and_reproduce() {
@@ -285,7 +322,7 @@ mod tests {
                 .build()
                 .unwrap()
                 .install(|| {
-                    play_batch(&config(PlayerKind::Random, 64, 5), &mut CpuEngine, &|_| {})
+                    play_batch(&config(Player::Random, 64, 5), &mut CpuEngine, &|_| {})
                         .unwrap()
                         .games
                         .iter()
@@ -322,9 +359,7 @@ mod tests {
                 .num_threads(threads)
                 .build()
                 .unwrap()
-                .install(|| {
-                    play_batch(&config(PlayerKind::Mc, 3, 2), &mut CpuEngine, &|_| {}).unwrap()
-                })
+                .install(|| play_batch(&config(MC, 3, 2), &mut CpuEngine, &|_| {}).unwrap())
         };
         let a = run(1);
         let b = run(3);
@@ -335,8 +370,7 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(key(&a), key(&b));
-        let random =
-            play_batch(&config(PlayerKind::Random, 200, 2), &mut CpuEngine, &|_| {}).unwrap();
+        let random = play_batch(&config(Player::Random, 200, 2), &mut CpuEngine, &|_| {}).unwrap();
         let mean =
             |p: &Played| p.games.iter().map(|g| g.score as f64).sum::<f64>() / p.games.len() as f64;
         // Random play averages about 1,100 points; 8 rollouts a move already reach several
@@ -421,7 +455,7 @@ mod tests {
             });
         }
         let r = Report::new(
-            &config(PlayerKind::Random, 4, 0),
+            &config(Player::Random, 4, 0),
             &tally,
             2.0,
             "cpu".into(),
@@ -463,21 +497,24 @@ mod tests {
         let mut values = Counted(crate::ntuple::CpuValues(&net), 0);
         // Every step plays a move in each running game; the last finds the last game over.
         let steps = |games: &[(Board, u64, u32)]| games.iter().map(|g| g.2).max().unwrap() + 1;
-        let greedy = PlayConfig {
-            first: 0,
-            network: Some(net.clone()),
-            depth: 1,
-            ..config(PlayerKind::Ntuple, 6, 5)
-        };
+        let greedy = config(
+            Player::Ntuple {
+                network: net.clone(),
+            },
+            6,
+            5,
+        );
         let batched = key(play_greedy_lockstep(&greedy, &mut values, &|_| {}).unwrap());
         assert_eq!(batched, network_games(PlayerKind::Ntuple, 1, 6, 5, 1));
         assert_eq!(std::mem::take(&mut values.1), steps(&batched));
-        let deep = PlayConfig {
-            first: 0,
-            network: Some(net.clone()),
-            depth: 2,
-            ..config(PlayerKind::Expectimax, 4, 5)
-        };
+        let deep = config(
+            Player::Expectimax {
+                network: net.clone(),
+                depth: 2,
+            },
+            4,
+            5,
+        );
         let batched = key(play_expectimax_lockstep(&deep, &mut values, &|_| {}).unwrap());
         assert_eq!(batched, network_games(PlayerKind::Expectimax, 2, 4, 5, 1));
         assert_eq!(values.1, steps(&batched));
@@ -490,15 +527,12 @@ mod tests {
         seed: u64,
         threads: usize,
     ) -> Vec<(Board, u64, u32)> {
-        let config = PlayConfig {
-            first: 0,
-            player,
-            games,
-            seed,
-            network: Some(crate::train::tests::trained_small()),
-            depth,
-            ..config(player, games, seed)
+        let network = crate::train::tests::trained_small();
+        let player = match player {
+            PlayerKind::Ntuple => Player::Ntuple { network },
+            _ => Player::Expectimax { network, depth },
         };
+        let config = config(player, games, seed);
         rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
@@ -556,11 +590,5 @@ mod tests {
         assert!(search.evaluated >= 3);
         let over: Board = "2 4 2 4 / 4 2 4 2 / 2 4 2 4 / 4 2 4 2".parse().unwrap();
         assert!(search.best_move(over, 3).is_none());
-    }
-
-    #[test]
-    fn network_players_need_a_network() {
-        let c = config(PlayerKind::Ntuple, 2, 0);
-        assert!(play_batch(&c, &mut CpuEngine, &|_| {}).is_err());
     }
 }

@@ -225,9 +225,9 @@ pub fn train(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::CpuEngine;
     use crate::ntuple::small_tuples;
-    use crate::play::{PlayConfig, PlayerKind, play_batch};
-    use crate::{CpuEngine, Objective};
+    use crate::play::{PlayConfig, Player, play_batch};
     use std::sync::{Arc, OnceLock};
 
     fn run(net: &mut Network, games: u64, seed: u64, threads: usize) -> TrainSummary {
@@ -252,16 +252,12 @@ pub(crate) mod tests {
         .clone()
     }
 
-    fn mean_score(player: PlayerKind, net: Option<Arc<Network>>, games: u32, depth: u32) -> f64 {
+    fn mean_score(player: Player, games: u32) -> f64 {
         let config = PlayConfig {
             first: 0,
             player,
             games,
             seed: 99,
-            rollouts: 1,
-            objective: Objective::Score,
-            network: net,
-            depth,
         };
         let p = play_batch(&config, &mut CpuEngine, &|_| {}).unwrap();
         p.games.iter().map(|g| g.score as f64).sum::<f64>() / f64::from(games)
@@ -271,8 +267,8 @@ pub(crate) mod tests {
     fn learning_makes_greedy_play_far_better_than_random() {
         let net = trained_small();
         assert_eq!(net.games(), 3000);
-        let random = mean_score(PlayerKind::Random, None, 200, 1);
-        let greedy = mean_score(PlayerKind::Ntuple, Some(net), 100, 1);
+        let random = mean_score(Player::Random, 200);
+        let greedy = mean_score(Player::Ntuple { network: net }, 100);
         // Random play averages about 1,100 points; 3,000 training games of the small network
         // reach several times that.
         assert!(greedy > 3.0 * random, "greedy {greedy}, random {random}");

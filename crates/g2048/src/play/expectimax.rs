@@ -169,7 +169,7 @@ pub fn play_expectimax_lockstep(
     values: &mut dyn BatchValues,
     progress: &(dyn Fn(u64) + Sync),
 ) -> anyhow::Result<Played> {
-    let depth = config.depth.max(1);
+    let depth = config.player.depth();
     let mut choose = |live: &[&Game]| {
         let leaves: Vec<u64> = {
             let mut set = FxHashSet::default();

@@ -101,24 +101,29 @@ impl Report {
         let n = games.max(1) as f64;
         let reach = tally.reach.rates();
         let secs = seconds.max(1e-9);
-        let mc = config.player == PlayerKind::Mc;
+        let (rollouts, objective) = match config.player {
+            Player::Mc {
+                rollouts,
+                objective,
+            } => (Some(rollouts), Some(objective)),
+            _ => (None, None),
+        };
+        let mc = rollouts.is_some();
         Report {
-            player: config.player,
+            player: config.player.kind(),
             games: config.games,
             seed: config.seed,
             backend,
             adapter,
-            rollouts: mc.then_some(config.rollouts),
-            objective: mc.then_some(config.objective),
-            depth: (config.player == PlayerKind::Expectimax).then_some(config.depth.max(1)),
-            network: matches!(config.player, PlayerKind::Ntuple | PlayerKind::Expectimax)
-                .then_some(config.network.as_deref())
-                .flatten()
-                .map(|n| NetworkInfo {
-                    tuples: n.tuples().to_vec(),
-                    element: n.element(),
-                    training_games: n.games(),
-                }),
+            rollouts,
+            objective,
+            depth: matches!(config.player, Player::Expectimax { .. })
+                .then(|| config.player.depth()),
+            network: config.player.network().map(|n| NetworkInfo {
+                tuples: n.tuples().to_vec(),
+                element: n.element(),
+                training_games: n.games(),
+            }),
             threads: rayon::current_num_threads(),
             score: tally.score_stats(),
             reach,
