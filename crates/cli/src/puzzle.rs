@@ -15,8 +15,8 @@ use super::{CpuComputeArgs, input_error, print_json, progress_bar};
 use crate::args::{PartitionArg, PlanArg};
 use rollsim_puzzle::pdb::{self, BuildObserver, Source};
 use rollsim_puzzle::{
-    Board, LoopSolver, Partition, PdbHeuristic, Plan, STAGES, astar, ida, moves_to_string,
-    random_board, verify,
+    Astar, Board, LoopSolver, Optimal, Partition, PdbHeuristic, Plan, STAGES, Solver,
+    moves_to_string, random_board,
 };
 
 #[derive(Subcommand, Debug)]
@@ -180,15 +180,13 @@ struct Summary {
     boards_per_s: f64,
 }
 
-/// What each method needs before solving.
+/// The method's solver, ready, and how its results are reported.
 struct Solvers {
     method: Method,
     plan: Plan,
     node_limit: u64,
     verify: bool,
-    /// Heuristics by board width (optimal).
-    heur3: Option<PdbHeuristic>,
-    heur4: Option<PdbHeuristic>,
+    solver: Box<dyn Solver>,
     pdb_seconds: Option<f64>,
     pdb_name: Option<&'static str>,
 }
@@ -217,13 +215,22 @@ impl Solvers {
                 "the solve loop is for 4x4 boards; use --method optimal or astar for 3x3 boards",
             ));
         }
+        let plan = a.plan.map_or(Plan::Lookahead, Plan::from);
+        let node_limit = a.node_limit.unwrap_or(1_000_000);
         let mut s = Solvers {
             method: a.method,
-            plan: a.plan.map_or(Plan::Lookahead, Plan::from),
-            node_limit: a.node_limit.unwrap_or(1_000_000),
+            plan,
+            node_limit,
             verify: !a.no_verify,
-            heur3: None,
-            heur4: None,
+            // The loop's tables are built here, before the clock starts.
+            solver: match a.method {
+                Method::Loop => Box::new(LoopSolver::get(plan)),
+                Method::Astar => Box::new(Astar { node_limit }),
+                Method::Optimal => Box::new(Optimal {
+                    width3: None,
+                    width4: None,
+                }),
+            },
             pdb_seconds: None,
             pdb_name: None,
         };
@@ -251,50 +258,31 @@ impl Solvers {
                      the pattern databases are built in memory and not kept"
                 );
             }
-            if widths(3) {
-                s.heur3 = Some(load(Partition::P44, dir.as_deref(), a.quiet)?);
-            }
-            if widths(4) {
-                s.heur4 = Some(load(pdb, dir.as_deref(), a.quiet)?);
-                s.pdb_name = Some(pdb.name());
+            let width3 = match widths(3) {
+                true => Some(load(Partition::P44, dir.as_deref(), a.quiet)?),
+                false => None,
+            };
+            let width4 = match widths(4) {
+                true => Some(load(pdb, dir.as_deref(), a.quiet)?),
+                false => None,
+            };
+            s.pdb_name = Some(if widths(4) {
+                pdb.name()
             } else {
-                s.pdb_name = Some(Partition::P44.name());
-            }
+                Partition::P44.name()
+            });
+            s.solver = Box::new(Optimal { width3, width4 });
             s.pdb_seconds = Some(t0.elapsed().as_secs_f64());
-        }
-        if a.method == Method::Loop {
-            LoopSolver::get(s.plan); // build the tables before the clock starts
         }
         Ok(s)
     }
 
     fn solve(&self, board: &Board) -> anyhow::Result<BoardResult> {
         let t0 = Instant::now();
-        let (moves, stages, nodes) = match self.method {
-            Method::Loop => {
-                let sol = LoopSolver::get(self.plan).solve(board);
-                let stages = STAGES.iter().copied().zip(sol.stages).collect();
-                (Some(sol.moves), Some(stages), None)
-            }
-            Method::Optimal => {
-                let heur = match board.width() {
-                    3 => self.heur3.as_ref(),
-                    _ => self.heur4.as_ref(),
-                }
-                .expect("heuristic loaded for every board size present");
-                let sol = ida::solve(heur, board);
-                (Some(sol.moves), None, Some(sol.nodes))
-            }
-            Method::Astar => {
-                let r = astar::solve(board, self.node_limit);
-                (r.moves, None, Some(r.expanded))
-            }
-        };
+        let solution = self.solver.solve(board);
         let seconds = t0.elapsed().as_secs_f64();
-        if self.verify
-            && let Some(m) = &moves
-        {
-            verify(board, m).with_context(|| {
+        if self.verify {
+            solution.check(board).with_context(|| {
                 format!(
                     "internal error: the {:?} solver's solution for {} fails the check",
                     self.method,
@@ -302,13 +290,14 @@ impl Solvers {
                 )
             })?;
         }
+        let moves = solution.moves.as_deref();
         Ok(BoardResult {
             board: board.compact(),
             solved: moves.is_some(),
-            length: moves.as_ref().map(Vec::len),
-            moves: moves.as_deref().map(moves_to_string),
-            stages,
-            nodes,
+            length: moves.map(<[_]>::len),
+            moves: moves.map(moves_to_string),
+            stages: solution.stages_by_name().map(Iterator::collect),
+            nodes: solution.nodes,
             seconds,
         })
     }

@@ -9,6 +9,7 @@ pub mod generate;
 pub mod ida;
 pub mod pdb;
 pub mod solve_loop;
+pub mod solver;
 #[cfg(test)]
 mod testing;
 
@@ -18,3 +19,4 @@ pub use generate::random_board;
 pub use ida::{IdaSolution, PdbHeuristic};
 pub use pdb::{Partition, PatternDb};
 pub use solve_loop::{LoopSolution, LoopSolver, Plan, STAGES};
+pub use solver::{Astar, Optimal, Solution, Solver};
