@@ -127,11 +127,11 @@ fn report(path: &std::path::Path, s: &Summary, json: bool) -> anyhow::Result<()>
         write_csv(path, s)?;
         return Ok(());
     }
-    let objective = serde_json::to_value(s.objective)?;
+    let objective = s.objective.name();
     outln!(
         "experiment  seed {}, objective {}, {} games per N, shard {}{}",
         s.seed,
-        objective.as_str().unwrap_or(""),
+        objective,
         s.games,
         s.shard,
         if s.complete { "" } else { " (incomplete)" }

@@ -198,8 +198,7 @@ fn load_network(path: &Path, flag: &str) -> anyhow::Result<Network> {
 fn play(a: PlayArgs) -> anyhow::Result<()> {
     let kind = PlayerKind::from(a.player);
     let uses_network = matches!(kind, PlayerKind::Ntuple | PlayerKind::Expectimax);
-    let name = serde_json::to_value(kind)?;
-    let name = name.as_str().unwrap_or("");
+    let name = kind.name();
     if uses_network && a.weights.is_none() {
         return Err(input_error(format!(
             "--player {name} needs --weights FILE (a network from `rollsim 2048 train`)"
@@ -343,10 +342,7 @@ fn print_report(r: &Report) {
         PlayerKind::Mc => format!(
             "mc ({} rollouts per move, objective {})",
             r.rollouts.unwrap_or(0),
-            serde_json::to_value(r.objective)
-                .unwrap_or_default()
-                .as_str()
-                .unwrap_or("")
+            r.objective.map_or("", Objective::name)
         ),
     };
     let backend = match &r.adapter {

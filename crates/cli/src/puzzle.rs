@@ -532,13 +532,7 @@ fn solve(a: SolveArgs) -> anyhow::Result<()> {
 
 fn method_name(s: &Summary) -> String {
     match s.method {
-        Method::Loop => format!(
-            "loop (plan {})",
-            serde_json::to_value(s.plan)
-                .ok()
-                .and_then(|v| v.as_str().map(String::from))
-                .unwrap_or_default()
-        ),
+        Method::Loop => format!("loop (plan {})", s.plan.map_or("", Plan::name)),
         Method::Optimal => format!("optimal (IDA*, {} pattern databases)", s.pdb.unwrap_or("?")),
         Method::Astar => format!(
             "astar (Manhattan, at most {} nodes expanded)",

@@ -132,6 +132,14 @@ pub enum Objective {
 }
 
 impl Objective {
+    /// Its name, as files and reports write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Objective::Score => "score",
+            Objective::Tilesum => "tilesum",
+        }
+    }
+
     /// The candidate's total over its `sums.rollouts` rollouts, exact: comparing totals over the
     /// same number of rollouts compares means, with no float rounding to break ties differently
     /// on different engines.
@@ -157,6 +165,18 @@ pub enum PlayerKind {
     Ntuple,
     /// Expectimax over moves and spawns to a depth in moves, the network at the leaves.
     Expectimax,
+}
+
+impl PlayerKind {
+    /// Its name, as the command line and reports write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            PlayerKind::Random => "random",
+            PlayerKind::Mc => "mc",
+            PlayerKind::Ntuple => "ntuple",
+            PlayerKind::Expectimax => "expectimax",
+        }
+    }
 }
 
 /// A player with what it plays by.
@@ -304,6 +324,23 @@ mod tests {
         rollouts: 8,
         objective: Objective::Score,
     };
+
+    /// The names reports print are the ones the JSON carries.
+    #[test]
+    fn names_are_the_serialized_names() {
+        let json = |v: serde_json::Value| v.as_str().unwrap().to_string();
+        for k in [
+            PlayerKind::Random,
+            PlayerKind::Mc,
+            PlayerKind::Ntuple,
+            PlayerKind::Expectimax,
+        ] {
+            assert_eq!(k.name(), json(serde_json::to_value(k).unwrap()));
+        }
+        for o in [Objective::Score, Objective::Tilesum] {
+            assert_eq!(o.name(), json(serde_json::to_value(o).unwrap()));
+        }
+    }
 
     #[test]
     fn games_start_with_two_tiles_and_reproduce() {

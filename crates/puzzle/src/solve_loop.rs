@@ -83,6 +83,17 @@ pub enum Plan {
     Shortest,
 }
 
+impl Plan {
+    /// Its name, as the command line and reports write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Plan::Lookahead => "lookahead",
+            Plan::Greedy => "greedy",
+            Plan::Shortest => "shortest",
+        }
+    }
+}
+
 /// A solution and the moves each stage used.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoopSolution {
