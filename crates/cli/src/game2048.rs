@@ -255,12 +255,7 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
         },
     };
     let seed = a.seed.unwrap_or_else(rand::random);
-    let config = PlayConfig {
-        first: 0,
-        player,
-        games: a.games,
-        seed,
-    };
+    let config = PlayConfig::new(player, a.games, seed);
     // Random and network play need no rollouts: they run on CPU threads whatever the backend.
     let mut engine = match kind {
         PlayerKind::Mc => rollout_engine(a.compute.backend())?,

@@ -425,17 +425,9 @@ fn bearoff_gpu_build_is_identical_to_cpu() {
 fn bench_records_and_compares() {
     let dir = TempDir::new("cli");
     let (a, b) = (dir.path("bench-a.json"), dir.path("bench-b.json"));
+    let quick = ["bench", "--quick", "--backend", "cpu", "--seconds", "0.05"];
     for f in [&a, &b] {
-        let out = rollsim(&[
-            "bench",
-            "--quick",
-            "--backend",
-            "cpu",
-            "--seconds",
-            "0.05",
-            "--out",
-            f.to_str().unwrap(),
-        ]);
+        let out = rollsim(&[&quick[..], &["--out", f.to_str().unwrap()]].concat());
         assert!(
             out.status.success(),
             "{}",
@@ -458,41 +450,28 @@ fn bench_records_and_compares() {
         csv.lines().count(),
         record["measurements"].as_array().unwrap().len() + 1
     );
-    let cmp = json(&[
-        "bench",
-        "compare",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-        "--json",
-    ]);
+    let compare = |x: &std::path::Path, y: &std::path::Path| {
+        json(&[
+            "bench",
+            "compare",
+            x.to_str().unwrap(),
+            y.to_str().unwrap(),
+            "--json",
+        ])
+    };
+    let cmp = compare(&a, &b);
     let rows = cmp.as_array().unwrap();
     assert_eq!(rows.len(), record["measurements"].as_array().unwrap().len());
     assert!(rows.iter().all(|r| r["speedup"].as_f64().unwrap() > 0.0));
     // A record against itself: every speedup is 1, rates and times alike.
-    let same = json(&[
-        "bench",
-        "compare",
-        a.to_str().unwrap(),
-        a.to_str().unwrap(),
-        "--json",
-    ]);
+    let same = compare(&a, &a);
     let same = same.as_array().unwrap();
     assert!(same.iter().any(|r| r["unit"] == "s") && same.iter().any(|r| r["unit"] != "s"));
     for r in same {
         assert_eq!(r["speedup"].as_f64().unwrap(), 1.0, "{r}");
     }
     // A subset of the workloads, by name; a name that is none is refused.
-    let only = json(&[
-        "bench",
-        "--quick",
-        "--backend",
-        "cpu",
-        "--seconds",
-        "0.05",
-        "--only",
-        "rollouts,puzzle-loop",
-        "--json",
-    ]);
+    let only = json(&[&quick[..], &["--only", "rollouts,puzzle-loop", "--json"]].concat());
     let names: Vec<&str> = only["measurements"]
         .as_array()
         .unwrap()

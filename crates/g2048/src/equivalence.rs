@@ -153,12 +153,7 @@ fn candidates_at_hard_positions_equal_sequential_ones<D: Device>() {
 }
 
 fn config(player: Player, games: u32, seed: u64) -> PlayConfig {
-    PlayConfig {
-        first: 0,
-        player,
-        games,
-        seed,
-    }
+    PlayConfig::new(player, games, seed)
 }
 
 fn outcome(engine: &mut dyn RolloutEngine, c: &PlayConfig) -> Vec<(u64, u64, u32)> {

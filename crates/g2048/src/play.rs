@@ -237,9 +237,24 @@ pub struct PlayConfig {
 }
 
 impl PlayConfig {
+    /// Games `0..games` of `seed`, by `player`.
+    pub fn new(player: Player, games: u32, seed: u64) -> PlayConfig {
+        PlayConfig {
+            player,
+            first: 0,
+            games,
+            seed,
+        }
+    }
+
     /// The indices of the games played.
     pub fn indices(&self) -> std::ops::Range<u32> {
         self.first..self.first + self.games
+    }
+
+    /// The games played, at their start.
+    pub fn new_games(&self) -> Vec<Game> {
+        self.indices().map(|i| Game::new(self.seed, i)).collect()
     }
 }
 
@@ -261,10 +276,7 @@ pub fn play_batch(
     progress: &(dyn Fn(u64) + Sync),
 ) -> anyhow::Result<Played> {
     let start = Instant::now();
-    let mut games: Vec<Game> = config
-        .indices()
-        .map(|i| Game::new(config.seed, i))
-        .collect();
+    let mut games = config.new_games();
     let mut rollouts = 0u64;
     match &config.player {
         Player::Random => {
@@ -311,12 +323,7 @@ mod tests {
     use crate::rollout::CpuEngine;
 
     fn config(player: Player, games: u32, seed: u64) -> PlayConfig {
-        PlayConfig {
-            first: 0,
-            player,
-            games,
-            seed,
-        }
+        PlayConfig::new(player, games, seed)
     }
 
     /// The Monte Carlo player of these tests: 8 rollouts a move, score objective.

@@ -253,12 +253,7 @@ pub(crate) mod tests {
     }
 
     fn mean_score(player: Player, games: u32) -> f64 {
-        let config = PlayConfig {
-            first: 0,
-            player,
-            games,
-            seed: 99,
-        };
+        let config = PlayConfig::new(player, games, 99);
         let p = play_batch(&config, &mut CpuEngine, &|_| {}).unwrap();
         p.games.iter().map(|g| g.score as f64).sum::<f64>() / f64::from(games)
     }

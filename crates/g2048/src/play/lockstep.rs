@@ -10,10 +10,7 @@ pub(super) fn play_lockstep(
     progress: &(dyn Fn(u64) + Sync),
 ) -> anyhow::Result<Played> {
     let start = Instant::now();
-    let mut games: Vec<Game> = config
-        .indices()
-        .map(|i| Game::new(config.seed, i))
-        .collect();
+    let mut games = config.new_games();
     lockstep(&mut games, choose, &mut |ended| {
         progress(ended.len() as u64);
         Ok(())
