@@ -12,16 +12,10 @@
 // - row_reward: array<u32>, per row the points of sliding it either way, plus OVERFLOW_FLAG
 //   where two 32768s would merge.
 
-const OVERFLOW_FLAG: u32 = 0x1000000u;
-
-// The 24 orders of the four directions (up, right, down, left = 0..3), lexicographic, two bits
-// a direction, first in the low bits: DIRECTION_ORDERS in rollout.rs.
-const DIRECTION_ORDERS = array<u32, 24>(
-    0xe4u, 0xb4u, 0xd8u, 0x78u, 0x9cu, 0x6cu,
-    0xe1u, 0xb1u, 0xc9u, 0x39u, 0x8du, 0x2du,
-    0xd2u, 0x72u, 0xc6u, 0x36u, 0x4eu, 0x1eu,
-    0x93u, 0x63u, 0x87u, 0x27u, 0x4bu, 0x1bu,
-);
+// From the host, the Rust values (see `Kernel::constants`):
+// - OVERFLOW_FLAG: u32, added to a row's points where two 32768s would merge (board.rs);
+// - DIRECTION_ORDERS: array<u32, 24>, the 24 orders of the four directions (up, right, down,
+//   left = 0..3), lexicographic, two bits a direction, first in the low bits (rollout.rs).
 
 struct Moved {
     board: vec2<u32>,

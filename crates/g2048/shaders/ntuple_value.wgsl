@@ -29,7 +29,7 @@ struct Params {
 @group(0) @binding(6) var<storage, read> w2: array<u32>;
 @group(0) @binding(7) var<storage, read> w3: array<u32>;
 
-const CHUNK_BITS: u32 = 25u;
+// CHUNK_BITS (2^CHUNK_BITS words a weight binding) comes from the host, CHUNK_WORDS.
 
 fn word(i: u32) -> u32 {
     let at = i & ((1u << CHUNK_BITS) - 1u);

@@ -36,7 +36,7 @@ struct Params {
 @group(0) @binding(3) var<storage, read_write> sums: array<atomic<u32>>;
 @group(0) @binding(4) var<uniform> params: Params;
 
-const WORDS_PER_ROOT: u32 = 16u;
+// WORDS_PER_ROOT comes from the host (rollout/gpu.rs).
 
 // Adds v to the u64 at words i, i + 1.
 fn add_u64(i: u32, v: u32) {

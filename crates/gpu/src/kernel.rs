@@ -7,15 +7,38 @@
 //! Each game crate defines its kernels beside their CPU twins; this crate holds only what no
 //! game owns: the Philox generator.
 
-/// A kernel: a name and its WGSL parts in order.
+/// A kernel: a name, the constants it shares with its host (written into the WGSL from the
+/// Rust values, so that the two cannot drift), and its WGSL parts in order.
 pub struct Kernel {
     pub name: &'static str,
+    pub constants: &'static [(&'static str, Constant)],
     pub parts: &'static [&'static str],
 }
 
+/// A constant's value, as a WGSL `u32` or an array of them.
+pub enum Constant {
+    U32(u32),
+    Bytes(&'static [u8]),
+}
+
 impl Kernel {
+    /// The composed WGSL: the constants, then the parts.
     pub fn source(&self) -> String {
-        self.parts.concat()
+        let mut s = String::new();
+        for (name, value) in self.constants {
+            s += &match value {
+                Constant::U32(v) => format!("const {name}: u32 = {v}u;\n"),
+                Constant::Bytes(b) => {
+                    let items: Vec<String> = b.iter().map(|x| format!("{x}u")).collect();
+                    format!(
+                        "const {name} = array<u32, {}>({});\n",
+                        b.len(),
+                        items.join(", ")
+                    )
+                }
+            };
+        }
+        s + &self.parts.concat()
     }
 
     /// Validates the kernel ([`validate_wgsl`], f64 allowed: the kernels that use it run only
@@ -106,6 +129,7 @@ pub const PHILOX: &str = include_str!("../shaders/philox.wgsl");
 /// answers.
 pub const PHILOX_CHECK: Kernel = Kernel {
     name: "philox_check",
+    constants: &[],
     parts: &[PHILOX, include_str!("../shaders/philox_check.wgsl")],
 };
 
@@ -127,6 +151,7 @@ mod tests {
             @compute @workgroup_size(1) fn main() { let x = t[0] + p.a; }";
         let shared = Kernel {
             name: "shared",
+            constants: &[],
             parts: &[BOUND, OWN],
         };
         let e = shared.validate().unwrap_err();

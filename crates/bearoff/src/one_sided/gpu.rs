@@ -22,6 +22,7 @@ pub const POSITION: &str = include_str!("../../shaders/position.wgsl");
 /// One level of the one-sided bearoff sweep (f64): `shaders/one_sided.wgsl`, twin of
 /// [`crate::one_sided`].
 pub const KERNEL: Kernel = Kernel {
+    constants: &[],
     name: "one_sided",
     parts: &[
         ROLLS,

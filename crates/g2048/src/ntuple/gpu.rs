@@ -15,6 +15,10 @@ use rollsim_gpu::{Gpu, GpuError, Kernel, ParamSlots, grid, layout_entry, whole};
 /// [`crate::ntuple::Network::value`].
 pub const KERNEL: Kernel = Kernel {
     name: "ntuple_value",
+    constants: &[(
+        "CHUNK_BITS",
+        rollsim_gpu::kernel::Constant::U32(CHUNK_WORDS.trailing_zeros()),
+    )],
     parts: &[include_str!("../../shaders/ntuple_value.wgsl")],
 };
 

@@ -7,8 +7,11 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::board::OVERFLOW_FLAG;
 use crate::board::tables;
+use crate::rollout::DIRECTION_ORDERS;
 use crate::rollout::{RolloutEngine, RolloutSums, Root};
+use rollsim_gpu::kernel::Constant;
 use rollsim_gpu::{Gpu, GpuError, Kernel, ParamSlots, grid, layout_entry, whole};
 
 /// The 2048 board, moves and spawns in WGSL: twin of [`crate::board`] and
@@ -19,6 +22,11 @@ pub const BOARD: &str = include_str!("../../shaders/board.wgsl");
 /// [`crate::rollout`].
 pub const KERNEL: Kernel = Kernel {
     name: "rollout",
+    constants: &[
+        ("OVERFLOW_FLAG", Constant::U32(OVERFLOW_FLAG)),
+        ("DIRECTION_ORDERS", Constant::Bytes(&DIRECTION_ORDERS)),
+        ("WORDS_PER_ROOT", Constant::U32(WORDS_PER_ROOT as u32)),
+    ],
     parts: &[
         rollsim_gpu::kernel::PHILOX,
         BOARD,
