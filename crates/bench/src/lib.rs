@@ -1,6 +1,6 @@
 //! Throughput workloads, shared by `rollsim bench` and `benches/`.
 
-use rollsim_core::text;
+use rollsim_core::{Device, text};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -30,7 +30,7 @@ pub fn speedup(unit: &str, figure: f64, base: f64) -> f64 {
 #[derive(Clone, Debug, Serialize)]
 pub struct Measurement {
     pub workload: String,
-    pub backend: String,
+    pub backend: Device,
     /// CPU threads, or the adapter's name for GPU figures.
     pub on: String,
     pub figure: f64,
@@ -79,7 +79,7 @@ pub fn random_playouts(threads: usize, min_seconds: f64) -> anyhow::Result<Measu
         } else {
             "2048 random playouts, all threads".into()
         },
-        backend: "cpu".into(),
+        backend: Device::Cpu,
         on: text::count(threads, "thread"),
         figure: moves as f64 / secs,
         unit: "moves/s".into(),
@@ -106,7 +106,7 @@ pub fn rollouts(
     let secs = start.elapsed().as_secs_f64();
     Ok(Measurement {
         workload: format!("2048 mc rollouts ({} roots x {n})", roots.len()),
-        backend: engine.backend().into(),
+        backend: engine.backend(),
         on: engine.adapter().unwrap_or_else(cpu_threads),
         figure: rollouts as f64 / secs,
         unit: "rollouts/s".into(),
@@ -160,7 +160,7 @@ pub fn bearoff_build(
     }
     Ok(Measurement {
         workload: format!("bearoff {kind} {checkers}x{points} build"),
-        backend: if gpu.is_some() { "gpu" } else { "cpu" }.into(),
+        backend: Device::of(gpu.is_some()),
         on: match gpu {
             Some(g) => g.adapter.name.clone(),
             None => cpu_threads(),
@@ -200,7 +200,7 @@ pub fn ntuple_lookups_cpu(
     let secs = start.elapsed().as_secs_f64();
     Measurement {
         workload: format!("2048 ntuple lookups ({} features)", net.features()),
-        backend: "cpu".into(),
+        backend: Device::Cpu,
         on: cpu_threads(),
         figure: done as f64 / secs,
         unit: "boards/s".into(),
@@ -227,7 +227,7 @@ pub fn ntuple_lookups_gpu(
     let secs = start.elapsed().as_secs_f64();
     Ok(Measurement {
         workload: format!("2048 ntuple lookups ({} features)", net.features()),
-        backend: "gpu".into(),
+        backend: Device::Gpu,
         on: gpu.adapter.name.clone(),
         figure: done as f64 / secs,
         unit: "boards/s".into(),
@@ -251,7 +251,7 @@ pub fn ntuple_training(games: u64) -> anyhow::Result<Measurement> {
     let s = train(&mut net, &config, &|_| {}, &mut |_, _| Ok(()))?;
     Ok(Measurement {
         workload: format!("2048 ntuple training (first {games} games)"),
-        backend: "cpu".into(),
+        backend: Device::Cpu,
         on: text::count(config.threads, "thread"),
         figure: s.moves_per_s,
         unit: "moves/s".into(),
@@ -278,7 +278,7 @@ pub fn puzzle_solve_loop(min_seconds: f64) -> Measurement {
     let secs = start.elapsed().as_secs_f64();
     Measurement {
         workload: "15-puzzle solve loop".into(),
-        backend: "cpu".into(),
+        backend: Device::Cpu,
         on: cpu_threads(),
         figure: boards as f64 / secs,
         unit: "boards/s".into(),
@@ -312,7 +312,7 @@ pub fn puzzle_optimal(
     let secs = start.elapsed().as_secs_f64();
     Ok(Measurement {
         workload: format!("15-puzzle optimal ({} databases)", partition.name()),
-        backend: "cpu".into(),
+        backend: Device::Cpu,
         on: cpu_threads(),
         figure: f64::from(count) / secs,
         unit: "boards/s".into(),

@@ -199,7 +199,7 @@ struct BuildReport {
     format: &'static str,
     out: String,
     bytes: u64,
-    backend: &'static str,
+    backend: rollsim_core::Device,
     #[serde(skip_serializing_if = "Option::is_none")]
     adapter: Option<String>,
     seconds: f64,
@@ -231,7 +231,7 @@ impl BuildReport {
             format: format_name(format),
             out: out.display().to_string(),
             bytes: std::fs::metadata(out).map(|m| m.len()).unwrap_or(0),
-            backend: if gpu.is_some() { "gpu" } else { "cpu" },
+            backend: rollsim_core::Device::of(gpu.is_some()),
             adapter: gpu.map(|g| g.adapter.name.clone()),
             seconds,
             positions_per_s: positions as f64 / seconds.max(1e-9),

@@ -1,5 +1,6 @@
 //! `rollsim bench`: every workload on every backend it can use, side by side.
 
+use rollsim_core::Device;
 use rollsim_core::text::count;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -394,7 +395,7 @@ fn print_table(r: &BenchReport) {
     let cpu_figure = |w: &str| {
         r.measurements
             .iter()
-            .find(|m| m.backend == "cpu" && m.workload == w)
+            .find(|m| m.backend == Device::Cpu && m.workload == w)
             .map(|m| m.figure)
     };
     for m in &r.measurements {
@@ -404,7 +405,7 @@ fn print_table(r: &BenchReport) {
         } else {
             format!("{:.0}", m.figure)
         };
-        if m.backend == "gpu"
+        if m.backend == Device::Gpu
             && let Some(c) = cpu_figure(&m.workload)
         {
             let speed = rollsim_bench::speedup(&m.unit, m.figure, c);
@@ -459,7 +460,7 @@ fn csv(r: &BenchReport) -> String {
         let also: Vec<String> = m.extra.iter().map(|(u, v)| format!("{v} {u}")).collect();
         w.write_record([
             m.workload.as_str(),
-            &m.backend,
+            m.backend.name(),
             &m.on,
             &m.figure.to_string(),
             &m.unit,

@@ -275,7 +275,7 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
         _ => None,
     };
     let (backend, adapter) = match (gpu, &lookups) {
-        (Some(g), Some(_)) => ("gpu", Some(g.adapter.name.clone())),
+        (Some(g), Some(_)) => (rollsim_core::Device::Gpu, Some(g.adapter.name.clone())),
         _ => (engine.backend(), engine.adapter()),
     };
     // Blocks of games, each tallied as it ends: memory does not grow with --games. A block
@@ -303,7 +303,7 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
     }
     let seconds = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
-    let report = Report::new(&config, &tally, seconds, backend.into(), adapter);
+    let report = Report::new(&config, &tally, seconds, backend, adapter);
     if a.json {
         return print_json(&report);
     }
@@ -413,7 +413,7 @@ struct EvalReport {
     seed: u64,
     rollouts: u32,
     objective: Objective,
-    backend: String,
+    backend: rollsim_core::Device,
     #[serde(skip_serializing_if = "Option::is_none")]
     adapter: Option<String>,
     best: Option<String>,
@@ -461,7 +461,7 @@ fn eval(a: EvalArgs) -> anyhow::Result<()> {
         seed: a.seed,
         rollouts: a.rollouts,
         objective,
-        backend: engine.backend().into(),
+        backend: engine.backend(),
         adapter: engine.adapter(),
         best: best.map(|d| d.to_string()),
         moves,

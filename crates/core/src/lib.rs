@@ -3,11 +3,14 @@
 //! large allocations, and board text.
 
 pub mod container;
+pub mod device;
 pub mod files;
 pub mod memory;
 pub mod rng;
 pub mod stats;
 pub mod text;
+
+pub use device::Device;
 
 /// Instantiates tests written once, generic over a device, for every backend, as cubecl's
 /// suites are instantiated per runtime. Each test is a function `fn name<D>()` of the calling

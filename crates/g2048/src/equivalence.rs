@@ -71,8 +71,8 @@ rollsim_core::per_backend!(
 struct Sequential;
 
 impl RolloutEngine for Sequential {
-    fn backend(&self) -> &'static str {
-        "sequential"
+    fn backend(&self) -> rollsim_core::Device {
+        rollsim_core::Device::Cpu
     }
     fn evaluate(&mut self, seed: u64, roots: &[Root], n: u32) -> anyhow::Result<Vec<RolloutSums>> {
         Ok(roots.iter().map(|r| rollouts_of(seed, r, 0..n)).collect())

@@ -502,7 +502,7 @@ mod tests {
             &config(Player::Random, 4, 0),
             &tally,
             2.0,
-            "cpu".into(),
+            rollsim_core::Device::Cpu,
             None,
         );
         assert_eq!(r.score.mean, 250.0);

@@ -10,6 +10,7 @@ use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
 use super::board::{Board, Dir, Moved, Tables, tables};
+use rollsim_core::Device;
 use rollsim_core::rng::{Stream, rollout_counter};
 
 /// The 24 orders of the four directions, lexicographic, packed two bits a direction (first
@@ -182,8 +183,8 @@ pub fn rollouts_of(seed: u64, root: &Root, range: std::ops::Range<u32>) -> Rollo
 /// Something that runs rollouts: the CPU engine here, or a GPU kernel. Every engine returns the
 /// same sums for the same roots, bit for bit.
 pub trait RolloutEngine {
-    /// The backend's name for reports: `cpu` or `gpu`.
-    fn backend(&self) -> &'static str;
+    /// Where its rollouts run.
+    fn backend(&self) -> Device;
     /// The GPU adapter's name, for GPU engines.
     fn adapter(&self) -> Option<String> {
         None
@@ -196,8 +197,8 @@ pub trait RolloutEngine {
 pub struct CpuEngine;
 
 impl RolloutEngine for CpuEngine {
-    fn backend(&self) -> &'static str {
-        "cpu"
+    fn backend(&self) -> Device {
+        Device::Cpu
     }
 
     fn evaluate(&mut self, seed: u64, roots: &[Root], n: u32) -> anyhow::Result<Vec<RolloutSums>> {

@@ -27,7 +27,7 @@ pub struct Report {
     pub player: PlayerKind,
     pub games: u32,
     pub seed: u64,
-    pub backend: String,
+    pub backend: rollsim_core::Device,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub adapter: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -94,7 +94,7 @@ impl Report {
         config: &PlayConfig,
         tally: &Tally,
         seconds: f64,
-        backend: String,
+        backend: rollsim_core::Device,
         adapter: Option<String>,
     ) -> Report {
         let games = tally.reach.games();

@@ -340,8 +340,8 @@ fn sums_from_words(w: &[u32], n: u32) -> RolloutSums {
 }
 
 impl RolloutEngine for GpuRolloutEngine {
-    fn backend(&self) -> &'static str {
-        "gpu"
+    fn backend(&self) -> rollsim_core::Device {
+        rollsim_core::Device::Gpu
     }
 
     fn adapter(&self) -> Option<String> {
