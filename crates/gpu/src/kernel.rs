@@ -64,6 +64,20 @@ impl Kernel {
     }
 }
 
+/// [`check_params`] for a host struct and its fields in order:
+/// `check_params!(module, 4, Params { key, rollouts })`.
+#[macro_export]
+macro_rules! check_params {
+    ($module:expr, $binding:expr, $t:ident { $($field:ident),+ $(,)? }) => {
+        $crate::kernel::check_params(
+            &$module,
+            $binding,
+            ::std::mem::size_of::<$t>(),
+            &[$((stringify!($field), ::std::mem::offset_of!($t, $field))),+],
+        )
+    };
+}
+
 /// Checks a host's parameter block against the struct the WGSL binds at `@group(0)
 /// @binding(binding)` as a uniform: the same size, and members of these names at these byte
 /// offsets, in order (`std::mem::offset_of!` on the host side).

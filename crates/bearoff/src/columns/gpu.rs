@@ -435,23 +435,25 @@ mod tests {
         }) {
             let module = rollsim_gpu::kernel::validate_wgsl(&name, &src, false)
                 .unwrap_or_else(|e| panic!("{e}"));
-            use std::mem::offset_of;
-            let members = [
-                ("n", offset_of!(Params, n)),
-                ("first", offset_of!(Params, first)),
-                ("count", offset_of!(Params, count)),
-                ("groups_x", offset_of!(Params, groups_x)),
-                ("plays_start_at", offset_of!(Params, plays_start_at)),
-                ("plays_at", offset_of!(Params, plays_at)),
-                ("slot_at", offset_of!(Params, slot_at)),
-                ("order_at", offset_of!(Params, order_at)),
-                ("slots_per_binding", offset_of!(Params, slots_per_binding)),
-                ("pad0", offset_of!(Params, pad0)),
-                ("pad1", offset_of!(Params, pad1)),
-                ("pad2", offset_of!(Params, pad2)),
-            ];
-            rollsim_gpu::kernel::check_params(&module, 0, size_of::<Params>(), &members)
-                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            rollsim_gpu::check_params!(
+                module,
+                0,
+                Params {
+                    n,
+                    first,
+                    count,
+                    groups_x,
+                    plays_start_at,
+                    plays_at,
+                    slot_at,
+                    order_at,
+                    slots_per_binding,
+                    pad0,
+                    pad1,
+                    pad2
+                }
+            )
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         }
     }
 

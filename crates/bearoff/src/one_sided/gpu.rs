@@ -239,19 +239,20 @@ mod tests {
     /// The kernel parses and validates with naga: no GPU needed.
     #[test]
     fn one_sided_kernel_validates_with_naga() {
-        use std::mem::offset_of;
         let module = KERNEL.validate().unwrap_or_else(|e| panic!("{e}"));
-        let members = [
-            ("points", offset_of!(OneSidedParams, points)),
-            ("max_checkers", offset_of!(OneSidedParams, max_checkers)),
-            ("terminal_below", offset_of!(OneSidedParams, terminal_below)),
-            ("first", offset_of!(OneSidedParams, first)),
-            ("count", offset_of!(OneSidedParams, count)),
-            ("groups_x", offset_of!(OneSidedParams, groups_x)),
-            ("pad", offset_of!(OneSidedParams, pad)),
-        ];
-        let size = size_of::<OneSidedParams>();
-        rollsim_gpu::kernel::check_params(&module, 1, size, &members)
-            .unwrap_or_else(|e| panic!("{e}"));
+        rollsim_gpu::check_params!(
+            module,
+            1,
+            OneSidedParams {
+                points,
+                max_checkers,
+                terminal_below,
+                first,
+                count,
+                groups_x,
+                pad
+            }
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
     }
 }

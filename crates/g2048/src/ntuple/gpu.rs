@@ -246,16 +246,18 @@ mod tests {
     /// The kernel parses and validates with naga: no GPU needed.
     #[test]
     fn ntuple_kernel_validates_with_naga() {
-        use std::mem::offset_of;
         let module = KERNEL.validate().unwrap_or_else(|e| panic!("{e}"));
-        let members = [
-            ("count", offset_of!(Params, count)),
-            ("tuples", offset_of!(Params, tuples)),
-            ("f16", offset_of!(Params, f16)),
-            ("groups_x", offset_of!(Params, groups_x)),
-        ];
-        rollsim_gpu::kernel::check_params(&module, 0, size_of::<Params>(), &members)
-            .unwrap_or_else(|e| panic!("{e}"));
+        rollsim_gpu::check_params!(
+            module,
+            0,
+            Params {
+                count,
+                tuples,
+                f16,
+                groups_x
+            }
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
     }
     use crate::equivalence::{assert_values, random_boards, random_network};
     use crate::ntuple::standard_tuples;

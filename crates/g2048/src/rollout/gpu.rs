@@ -366,19 +366,21 @@ mod tests {
     /// needed.
     #[test]
     fn rollout_kernel_validates_with_naga() {
-        use std::mem::offset_of;
         let module = KERNEL.validate().unwrap_or_else(|e| panic!("{e}"));
-        let members = [
-            ("key", offset_of!(Params, key)),
-            ("rollouts", offset_of!(Params, rollouts)),
-            ("first_item", offset_of!(Params, first_item)),
-            ("items", offset_of!(Params, items)),
-            ("groups_x", offset_of!(Params, groups_x)),
-            ("count", offset_of!(Params, count)),
-            ("stride", offset_of!(Params, stride)),
-        ];
-        rollsim_gpu::kernel::check_params(&module, 4, size_of::<Params>(), &members)
-            .unwrap_or_else(|e| panic!("{e}"));
+        rollsim_gpu::check_params!(
+            module,
+            4,
+            Params {
+                key,
+                rollouts,
+                first_item,
+                items,
+                groups_x,
+                count,
+                stride
+            }
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
     }
     use crate::rollout::evaluate_cpu;
 
