@@ -454,27 +454,29 @@ impl<P: Prob, C: ChainSlots> Task<'_, P, C> {
         // First every position's plays (as the ring slots each roll reaches), then every
         // distribution, each loop prefetching for the positions ahead.
         let mut ahead = [Moves::default(); 3];
+        let needs_moves = |j: usize| j < positions.len() && !terminal(j);
         let find = |j: usize, m: &mut Moves| {
-            if j < positions.len() && !terminal(j) {
+            if needs_moves(j) {
                 let (i, counts) = positions[j];
                 self.find_moves(&Unranked::from_counts(self.space, i, counts), m);
+            }
+        };
+        let locate = |j: usize, m: &mut Moves| {
+            if needs_moves(j) {
+                self.locate(m);
             }
         };
         if let Plays::Best = pass.plays {
             find(0, &mut ahead[0]);
             find(1, &mut ahead[1]);
-            if !positions.is_empty() && !terminal(0) {
-                self.locate(&mut ahead[0]);
-            }
+            locate(0, &mut ahead[0]);
         }
         for j in 0..positions.len() {
             let i = positions[j].0;
             let mut slots = [0u32; 21];
             if let Plays::Best = pass.plays {
                 find(j + 2, &mut ahead[(j + 2) % 3]);
-                if j + 1 < positions.len() && !terminal(j + 1) {
-                    self.locate(&mut ahead[(j + 1) % 3]);
-                }
+                locate(j + 1, &mut ahead[(j + 1) % 3]);
             }
             let mean = if terminal(j) {
                 // Done: no rolls to go, and every chain ends where it starts.
@@ -535,8 +537,7 @@ impl<P: Prob, C: ChainSlots> Task<'_, P, C> {
                 c.probs.push(P::store(1.0));
                 stored
             } else {
-                let slots = c.plays[j];
-                self.distribution(&slots, &mut acc, &mut c.probs)
+                self.distribution(&c.plays[j], &mut acc, &mut c.probs)
             };
             c.stored.push(stored);
         }
