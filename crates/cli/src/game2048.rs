@@ -12,7 +12,7 @@ use super::{ComputeArgs, CpuComputeArgs, input_error, print_json, progress_bar};
 use crate::args::{ObjectiveArg, PlayerArg};
 use crate::backend::rollout_engine;
 use rollsim_2048::ntuple::gpu::GpuNetwork;
-use rollsim_2048::ntuple::{small_tuples, standard_tuples};
+use rollsim_2048::ntuple::{Rate, Recipe, small_tuples, standard_tuples};
 use rollsim_2048::play::{
     Candidate, Tally, best_candidate, evaluate_games, play_batch, play_expectimax_lockstep,
     play_greedy_lockstep,
@@ -112,9 +112,25 @@ pub struct TrainArgs {
     /// Seed of the training games' spawns (default: a random seed, printed).
     #[arg(long)]
     seed: Option<u64>,
-    /// Learning rate, spread over the features of a board.
+    /// Learning rate, spread over the features of a board (with --tc, 1 is usual).
     #[arg(long, default_value_t = 0.1)]
     alpha: f32,
+    /// Temporal coherence: each weight's rate scaled by |accumulated error| / accumulated
+    /// |error|. Its state (8 bytes a weight) is kept in --out, so that --resume continues it.
+    #[arg(long)]
+    tc: bool,
+    /// TD(λ): each game's afterstates updated backward toward their λ-returns when it ends
+    /// (0: TD(0), online).
+    #[arg(long, default_value_t = 0.0)]
+    lambda: f32,
+    /// Multi-stage network: split the weights at these tiles (e.g. 16384, or 8192,16384); a
+    /// board's stage is how many of them its largest tile reaches. New networks only.
+    #[arg(long, value_delimiter = ',', value_name = "TILES")]
+    stages: Vec<u32>,
+    /// Optimistic initialisation: every board's value before training (e.g. 320000). New
+    /// networks only.
+    #[arg(long, default_value_t = 0.0, value_name = "VALUE")]
+    init: f32,
     /// Games per reported block.
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
     block: u64,
@@ -594,8 +610,12 @@ struct TrainReport {
     games_this_run: u64,
     seed: u64,
     alpha: f32,
+    rate: Rate,
+    lambda: f32,
     threads: usize,
     tuples: Vec<Vec<u8>>,
+    /// What the weights are and how they were trained, as the file records it.
+    recipe: Recipe,
     element: Element,
     out: String,
     seconds: f64,
@@ -612,12 +632,13 @@ fn block_line(b: &BlockStats) -> String {
         .map(|(t, p)| format!("{t} {:5.1}%", 100.0 * p))
         .collect();
     format!(
-        "games {:>9}  mean {:>9.1}  max {:>7}  {}  {:>6.3} M moves/s",
+        "games {:>9}  mean {:>9.1}  max {:>7}  {}  {:>6.3} M moves/s  {:>7.1} s",
         b.games,
         b.mean_score,
         b.max_score,
         reach.join("  "),
-        b.moves_per_s / 1e6
+        b.moves_per_s / 1e6,
+        b.seconds
     )
 }
 
@@ -628,6 +649,23 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
             "--alpha must be a positive number, not {}",
             a.alpha
         )));
+    }
+    if !(0.0..=1.0).contains(&a.lambda) {
+        return Err(input_error(format!(
+            "--lambda must be from 0 to 1, not {}",
+            a.lambda
+        )));
+    }
+    if !a.init.is_finite() {
+        return Err(input_error(format!(
+            "--init must be a number, not {}",
+            a.init
+        )));
+    }
+    if a.resume.is_some() && (!a.stages.is_empty() || a.init != 0.0) {
+        return Err(input_error(
+            "--stages and --init shape a new network; a resumed one keeps its file's",
+        ));
     }
     let out_dir = a
         .out
@@ -663,7 +701,15 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
             }
             net.into_f32()
         }
-        None => Network::new(a.tuples.unwrap_or(TupleSet::Standard).tuples())?,
+        None => {
+            let recipe = Recipe {
+                stages: a.stages.clone(),
+                init: a.init,
+                training: Vec::new(),
+            };
+            let tuples = a.tuples.unwrap_or(TupleSet::Standard).tuples();
+            Network::with_recipe(tuples, recipe).map_err(|e| input_error(format!("{e}")))?
+        }
     };
     let already = net.games();
     if already >= a.games {
@@ -678,21 +724,28 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
     };
     let seed = a.seed.unwrap_or_else(rand::random);
     let element = if a.f16 { Element::F16 } else { Element::F32 };
+    let rate = if a.tc { Rate::Coherence } else { Rate::Fixed };
     let config = TrainConfig {
         games: a.games - already,
         seed,
         alpha: a.alpha,
+        rate,
+        lambda: a.lambda,
         threads,
         block: a.block,
     };
     if !a.json {
         outln!(
-            "training {} games ({} to go) of {} tuples ({} weights), alpha {}, seed {seed}, {}",
+            "training {} games ({} to go) of {} tuples ({} weights; {}) by {} alpha {} lambda {}, \
+             seed {seed}, {}",
             a.games,
             config.games,
             net.tuples().len(),
             net.len(),
+            net.recipe().describe(),
+            rate.name(),
             a.alpha,
+            a.lambda,
             count(threads, "thread")
         );
     }
@@ -722,8 +775,11 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
         games_this_run: summary.games,
         seed,
         alpha: a.alpha,
+        rate,
+        lambda: a.lambda,
         threads,
         tuples: net.tuples().to_vec(),
+        recipe: net.recipe().clone(),
         element,
         out: a.out.display().to_string(),
         seconds: summary.seconds,

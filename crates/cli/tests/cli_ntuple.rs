@@ -159,7 +159,13 @@ fn resumed_training_continues_the_same_run_exactly() {
         &["--f16", "--checkpoint-every", "100", "--block", "100"],
     );
     assert_eq!(h["element"], "f16");
-    let size = |p: &str| std::fs::metadata(p).unwrap().len();
+    // The header, the tuples, the JSON recipe (its length at byte 28), the weights, the CRC.
+    let size = |p: &str| {
+        let bytes = std::fs::read(p).unwrap();
+        let json = u32::from_le_bytes(bytes[28..32].try_into().unwrap()) as usize;
+        assert!(bytes[72..72 + json].starts_with(b"{\"recipe\":"));
+        bytes.len() - json
+    };
     assert_eq!(size(&half), 32 + 5 * 8 + 5 * 65536 * 2 + 4);
     assert_eq!(size(&whole), 32 + 5 * 8 + 5 * 65536 * 4 + 4);
     let more = train_small(&dir.file("h2.bin"), "400", &["--resume", &half]);
@@ -328,12 +334,80 @@ fn bad_weights_and_settings_exit_2_naming_the_problem() {
             ],
             "/nonexistent-dir",
         ),
+        (
+            &[
+                "2048", "train", "--games", "10", "--out", &net, "--force", "--lambda", "1.5",
+            ],
+            "--lambda must be from 0 to 1",
+        ),
+        (
+            &[
+                "2048", "train", "--games", "10", "--out", &net, "--force", "--stages", "3000",
+            ],
+            "stage split 3000 is not a tile",
+        ),
+        (
+            &[
+                "2048",
+                "train",
+                "--games",
+                "10",
+                "--out",
+                &net,
+                "--force",
+                "--stages",
+                "16384,8192",
+            ],
+            "do not increase",
+        ),
+        (
+            &[
+                "2048", "train", "--games", "100", "--out", &net, "--resume", &net, "--init",
+                "5000",
+            ],
+            "a resumed one keeps its file's",
+        ),
     ] {
         assert_input_error(args, says);
     }
     // The refused runs left the network as it was.
     assert_eq!(std::fs::read(&net).unwrap(), bytes);
     assert!(!Path::new(&dir.file("x.bin")).exists());
+}
+
+#[test]
+fn tc_lambda_staged_training_is_recorded_in_the_file_and_resumes_it() {
+    let dir = TempDir::new("ntuple-tc");
+    let net = dir.file("tc.bin");
+    let recipe = ["--tc", "--alpha", "1", "--lambda", "0.5"];
+    let mut first = recipe.to_vec();
+    first.extend(["--stages", "1024", "--init", "1000"]);
+    let t = train_small(&net, "300", &first);
+    assert_eq!(t["rate"], "coherence");
+    assert_eq!(t["lambda"], 0.5);
+    assert_eq!(t["recipe"]["stages"], serde_json::json!([1024]));
+    assert_eq!(t["recipe"]["init"], 1000.0);
+    let t = train_small(&net, "600", &[&recipe[..], &["--resume", &net]].concat());
+    assert_eq!(t["games_this_run"], 300);
+    let sessions = t["recipe"]["training"].as_array().unwrap();
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    assert_eq!(sessions[0]["to"], 600);
+    // The player needs no flags for the stages.
+    let p = json(&[
+        "2048",
+        "play",
+        "--player",
+        "ntuple",
+        "--weights",
+        &net,
+        "--games",
+        "5",
+        "--seed",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(p["network"]["training_games"], 600);
+    assert!(p["score"]["mean"].as_f64().unwrap() > 0.0);
 }
 
 #[test]

@@ -18,22 +18,30 @@ pub enum FrameError {
     Checksum { stored: u32, computed: u32 },
 }
 
-/// A file format: its magic and the version this build writes and reads.
+/// A file format: its magic, the version this build writes, and the oldest it still reads.
 #[derive(Clone, Copy, Debug)]
 pub struct Container {
     pub magic: [u8; 8],
     pub version: u32,
+    pub oldest: u32,
 }
 
 /// Bytes of the magic and version every file starts with.
 pub const HEAD: usize = 12;
 
 impl Container {
+    /// A format that reads only the version it writes.
     pub const fn new(magic: &[u8; 8], version: u32) -> Container {
         Container {
             magic: *magic,
             version,
+            oldest: version,
         }
+    }
+
+    /// The same format, still reading versions from `oldest` on.
+    pub const fn reading_from(self, oldest: u32) -> Container {
+        Container { oldest, ..self }
     }
 
     /// The first [`HEAD`] bytes of a file of this format.
@@ -51,9 +59,10 @@ impl Container {
     }
 
     /// Checks the magic and version at the start of `bytes` (a whole file, or at least its
-    /// first [`HEAD`] bytes). A file that stops inside them but matches so far is truncated:
-    /// it should have had at least `minimum` bytes.
-    pub fn check_head(&self, bytes: &[u8], minimum: u64) -> Result<(), FrameError> {
+    /// first [`HEAD`] bytes) and returns the version, one this build reads. A file that stops
+    /// inside them but matches so far is truncated: it should have had at least `minimum`
+    /// bytes.
+    pub fn check_head(&self, bytes: &[u8], minimum: u64) -> Result<u32, FrameError> {
         if !self.is_start(bytes) {
             return Err(FrameError::BadMagic);
         }
@@ -64,7 +73,7 @@ impl Container {
             });
         }
         match u32::from_le_bytes(bytes[8..HEAD].try_into().expect("4 bytes")) {
-            v if v == self.version => Ok(()),
+            v if (self.oldest..=self.version).contains(&v) => Ok(v),
             v => Err(FrameError::Version(v)),
         }
     }
@@ -102,7 +111,7 @@ mod tests {
     fn heads_are_checked_for_magic_truncation_and_version() {
         let mut file = C.head().to_vec();
         file.extend([1, 2, 3]);
-        assert_eq!(C.check_head(&file, 20), Ok(()));
+        assert_eq!(C.check_head(&file, 20), Ok(3));
         assert_eq!(
             C.check_head(b"RSTE", 20),
             Err(FrameError::Truncated {
@@ -121,6 +130,14 @@ mod tests {
         assert_eq!(C.check_head(b"PK\x03\x04", 20), Err(FrameError::BadMagic));
         let other = Container::new(b"RSTESTFM", 4).head();
         assert_eq!(C.check_head(&other, 20), Err(FrameError::Version(4)));
+        let old = Container::new(b"RSTESTFM", 2).head();
+        assert_eq!(C.check_head(&old, 20), Err(FrameError::Version(2)));
+        assert_eq!(C.reading_from(2).check_head(&old, 20), Ok(2));
+        let older = Container::new(b"RSTESTFM", 1).head();
+        assert_eq!(
+            C.reading_from(2).check_head(&older, 20),
+            Err(FrameError::Version(1))
+        );
     }
 
     #[test]

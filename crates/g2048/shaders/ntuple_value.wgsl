@@ -15,6 +15,10 @@ struct Params {
     // 1 for f16 weights, 0 for f32.
     f16: u32,
     groups_x: u32,
+    // Weights per stage, and the stage splits' exponents one per byte from the lowest (0:
+    // none): a board's stage is how many of them its largest tile reaches.
+    stage_len: u32,
+    splits: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -86,11 +90,23 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
         return;
     }
     let b = boards[i];
+    var largest = 0u;
+    for (var c = 0u; c < 16u; c++) {
+        largest = max(largest, cell(b, c));
+    }
+    var stage = 0u;
+    for (var k = 0u; k < 4u; k++) {
+        let e = (params.splits >> (8u * k)) & 255u;
+        if e != 0u && largest >= e {
+            stage += 1u;
+        }
+    }
+    let stage_base = stage * params.stage_len;
     var p = array<f32, 8>(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
     let cells = 2u * params.tuples;
     for (var t = 0u; t < params.tuples; t++) {
         let k = features[2u * t];
-        let offset = features[2u * t + 1u];
+        let offset = stage_base + features[2u * t + 1u];
         for (var s = 0u; s < 8u; s++) {
             let base = cells + 48u * t + 6u * s;
             var index = 0u;

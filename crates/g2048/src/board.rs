@@ -287,6 +287,18 @@ impl Board {
         self.raw |= exponent << shift;
     }
 
+    /// Whether some tile has an exponent of at least `e` (1 to 15): each nibble plus `16 - e`
+    /// carries into bit 4 exactly when it is `e` or more, tested for all 16 at once in two
+    /// halves of byte lanes.
+    #[inline]
+    pub fn has_exponent_at_least(self, e: u8) -> bool {
+        debug_assert!((1..=15).contains(&e));
+        const LOW: u64 = 0x0f0f_0f0f_0f0f_0f0f;
+        const CARRY: u64 = 0x1010_1010_1010_1010;
+        let add = u64::from(16 - e) * 0x0101_0101_0101_0101;
+        (((self.raw & LOW) + add) | (((self.raw >> 4) & LOW) + add)) & CARRY != 0
+    }
+
     /// The largest exponent on the board.
     pub fn max_exponent(self) -> u8 {
         (0..16).map(|i| self.get(i)).max().unwrap_or(0)
@@ -457,6 +469,22 @@ mod tests {
         assert!(!m.overflow);
         assert_eq!(m.board.max_exponent(), 15);
         assert_eq!(m.score, 32768);
+    }
+
+    #[test]
+    fn exponent_threshold_matches_the_largest_tile() {
+        let mut rng = rollsim_core::rng::Stream::new(8, [0, 0, 0]);
+        for k in 0..20_000 {
+            let raw = u64::from(rng.next_u32()) << 32 | u64::from(rng.next_u32());
+            let b = Board::from_raw(raw >> (4 * (k % 16)));
+            for e in 1..=15 {
+                assert_eq!(
+                    b.has_exponent_at_least(e),
+                    b.max_exponent() >= e,
+                    "{b:?} {e}"
+                );
+            }
+        }
     }
 
     #[test]

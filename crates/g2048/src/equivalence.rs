@@ -218,7 +218,21 @@ fn games_with_huge_tiles_play_as_sequential_ones<D: Device>() {
 /// A network of `tuples` with `count` arbitrary weights: every value and move choice depends
 /// on them.
 pub(crate) fn random_network(tuples: Vec<Vec<u8>>, seed: u64, count: usize) -> Network {
-    let mut net = Network::new(tuples).unwrap();
+    random_staged_network(tuples, &[], seed, count)
+}
+
+/// [`random_network`] with stages split at the tiles `stages`.
+pub(crate) fn random_staged_network(
+    tuples: Vec<Vec<u8>>,
+    stages: &[u32],
+    seed: u64,
+    count: usize,
+) -> Network {
+    let recipe = crate::ntuple::Recipe {
+        stages: stages.to_vec(),
+        ..Default::default()
+    };
+    let mut net = Network::with_recipe(tuples, recipe).unwrap();
     let mut rng = Stream::new(seed, [1, 2, 3]);
     let n = net.len() as u32;
     for _ in 0..count {
@@ -256,9 +270,11 @@ fn values_equal_network_values<D: Device>() {
         f16_net.set_weight(i, v);
     }
     let f16_net = f16_net.into_f16();
+    // Three stages: random boards' largest tiles (up to 2048) fall in each.
+    let staged = random_staged_network(small_tuples(), &[256, 1024], 6, 600_000);
     let mut boards = random_boards(5000, 2);
     boards.push(Board::EMPTY);
-    for net in [&f32_net, &f16_net] {
+    for net in [&f32_net, &f16_net, &staged] {
         let want: Vec<f32> = boards.iter().map(|&b| net.value(b)).collect();
         let mut values = d.values(net);
         assert_values(&values.values(&boards).unwrap(), &want);

@@ -41,11 +41,13 @@
 
 mod features;
 mod file;
+mod recipe;
 mod shapes;
 mod symmetry;
 
 pub use features::*;
 pub use file::*;
+pub use recipe::*;
 pub use shapes::*;
 pub use symmetry::*;
 
@@ -53,7 +55,7 @@ use std::fmt;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use half::f16;
 
@@ -129,6 +131,8 @@ pub enum NetworkError {
     Element(u32),
     #[error("bad tuple shapes: {0}")]
     Tuples(String),
+    #[error("bad recipe: {0}")]
+    Recipe(String),
     #[error("truncated: expected {expected} bytes, found {found}")]
     Truncated { expected: u64, found: u64 },
     #[error("oversized: expected {expected} bytes, found more")]
@@ -156,14 +160,30 @@ macro_rules! by_runs {
     };
 }
 
-/// An n-tuple network: tuple shapes, weights, and the number of games it was trained on.
+/// An n-tuple network: tuple shapes, weights (one set per stage), how they were made, and
+/// the number of games it was trained on.
 pub struct Network {
     tuples: Vec<Vec<u8>>,
     compiled: Vec<Compiled>,
     /// The most runs of consecutive cells in any tuple (the standard network's: 2).
     max_runs: usize,
+    /// Weights per stage: stage `s`'s weights are `s * stage_len ..`.
+    stage_len: usize,
+    /// The recipe's stage splits as exponents.
+    splits: Vec<u8>,
     weights: Weights,
+    /// Temporal coherence state while training with it: per weight, its accumulated error
+    /// (the low 32 bits, f32) and absolute error (the high 32). Kept beside the weights, not
+    /// interleaved, so that valuing boards touches only the weights' cache lines.
+    coherence: Option<Box<[AtomicU64]>>,
+    recipe: Recipe,
     games: u64,
+}
+
+/// The TC state word of accumulated error `e` and absolute error `a`.
+#[inline(always)]
+fn coherence_word(e: f32, a: f32) -> u64 {
+    u64::from(e.to_bits()) | u64::from(a.to_bits()) << 32
 }
 
 impl fmt::Debug for Network {
@@ -172,22 +192,33 @@ impl fmt::Debug for Network {
             .field("tuples", &self.tuples)
             .field("element", &self.element())
             .field("weights", &self.len())
+            .field("recipe", &self.recipe)
+            .field("coherence", &self.coherence.is_some())
             .field("games", &self.games)
             .finish()
     }
 }
 
 impl Network {
-    /// A network of the given tuple shapes with every weight 0 (f32, trained on 0 games).
+    /// A network of the given tuple shapes with every weight 0 (f32, one stage, trained on 0
+    /// games).
     pub fn new(tuples: Vec<Vec<u8>>) -> Result<Network, NetworkError> {
-        let n = check_tuples(&tuples)?;
-        let mut w = huge_vec(n);
-        w.extend((0..n).map(|_| AtomicU32::new(0)));
-        let weights = Weights::F32(w.into_boxed_slice());
-        Ok(Network::assemble(tuples, weights, 0))
+        Network::with_recipe(tuples, Recipe::default())
     }
 
-    fn assemble(tuples: Vec<Vec<u8>>, weights: Weights, games: u64) -> Network {
+    /// A new f32 network of the recipe's stages, with every board valued at its `init`. The
+    /// recipe's training sessions are kept (a new network has usually none).
+    pub fn with_recipe(tuples: Vec<Vec<u8>>, recipe: Recipe) -> Result<Network, NetworkError> {
+        let n = weights_needed(&tuples, &recipe)?;
+        let w = (recipe.init / (8 * tuples.len()) as f32).to_bits();
+        let mut v = huge_vec(n);
+        v.extend((0..n).map(|_| AtomicU32::new(w)));
+        let weights = Weights::F32(v.into_boxed_slice());
+        Ok(Network::assemble(tuples, weights, 0, recipe))
+    }
+
+    /// `tuples` and `recipe` checked (see [`Network::with_recipe`]), and `recipe` valid.
+    fn assemble(tuples: Vec<Vec<u8>>, weights: Weights, games: u64, recipe: Recipe) -> Network {
         let mut offset = 0;
         let compiled: Vec<Compiled> = tuples
             .iter()
@@ -206,9 +237,73 @@ impl Network {
             tuples,
             compiled,
             max_runs,
+            stage_len: offset,
+            splits: recipe.split_exponents().expect("a checked recipe"),
             weights,
+            coherence: None,
+            recipe,
             games,
         }
+    }
+
+    /// What the weights are and how they were trained.
+    pub fn recipe(&self) -> &Recipe {
+        &self.recipe
+    }
+
+    /// Records a training session's games (see [`Recipe::record`]) and sets the game count.
+    pub fn record_training(&mut self, rate: Rate, alpha: f32, lambda: f32, games: u64) {
+        self.games += games;
+        self.recipe.record(rate, alpha, lambda, self.games, games);
+    }
+
+    /// Weights per stage.
+    pub fn stage_len(&self) -> usize {
+        self.stage_len
+    }
+
+    /// The stage splits as exponents (empty for one stage).
+    pub fn split_exponents(&self) -> &[u8] {
+        &self.splits
+    }
+
+    /// Where the weights of board `b`'s stage start.
+    #[inline(always)]
+    fn stage_base(&self, b: u64) -> usize {
+        if self.splits.is_empty() {
+            0
+        } else {
+            stage_of(Board::from_raw(b), &self.splits) * self.stage_len
+        }
+    }
+
+    /// Whether the network holds temporal coherence state (and so trains by TC).
+    pub fn has_coherence(&self) -> bool {
+        self.coherence.is_some()
+    }
+
+    /// Starts temporal coherence: every weight's accumulated errors at 0, so its first update
+    /// is at the full rate. Kept when it is already there.
+    pub fn enable_coherence(&mut self) {
+        if self.coherence.is_none() {
+            let n = self.len();
+            let mut v = huge_vec(n);
+            v.extend((0..n).map(|_| AtomicU64::new(0)));
+            self.coherence = Some(v.into_boxed_slice());
+        }
+    }
+
+    /// Drops the temporal coherence state (training goes on at fixed rates).
+    pub fn disable_coherence(&mut self) {
+        self.coherence = None;
+    }
+
+    /// Weight `i`'s TC state: accumulated error and absolute error.
+    pub fn coherence_state(&self, i: usize) -> Option<(f32, f32)> {
+        self.coherence.as_ref().map(|c| {
+            let v = c[i].load(Relaxed);
+            (f32::from_bits(v as u32), f32::from_bits((v >> 32) as u32))
+        })
     }
 
     /// The tuple shapes, as cell lists.
@@ -226,7 +321,7 @@ impl Network {
         8 * self.tuples.len()
     }
 
-    /// The number of weights.
+    /// The number of weights, every stage's.
     pub fn len(&self) -> usize {
         match &self.weights {
             Weights::F32(w) => w.len(),
@@ -267,9 +362,10 @@ impl Network {
     /// `(t, s)`.
     pub fn feature_indexes(&self, b: Board) -> Vec<usize> {
         let syms = symmetric_boards(b);
+        let base = self.stage_base(b.raw);
         self.compiled
             .iter()
-            .flat_map(|c| syms.map(|s| c.index::<MAX_CELLS>(s)))
+            .flat_map(|c| syms.map(|s| base + c.index::<MAX_CELLS>(s)))
             .collect()
     }
 
@@ -299,9 +395,10 @@ impl Network {
     #[inline(always)]
     fn value_r<const R: usize>(&self, b: Board) -> f32 {
         let syms = symmetric_boards(b);
+        let base = self.stage_base(b.raw);
         match &self.weights {
-            Weights::F32(w) => self.sum::<R>(&syms, |i| f32::from_bits(w[i].load(Relaxed))),
-            Weights::F16(w) => self.sum::<R>(&syms, |i| w[i].to_f32()),
+            Weights::F32(w) => self.sum::<R>(&syms, |i| f32::from_bits(w[base + i].load(Relaxed))),
+            Weights::F16(w) => self.sum::<R>(&syms, |i| w[base + i].to_f32()),
         }
     }
 
@@ -339,21 +436,47 @@ impl Network {
         debug_assert!(boards.len() <= 4 && out.len() >= boards.len());
         debug_assert_eq!(f.per_board, 8 * self.compiled.len());
         for (k, &b) in boards.iter().enumerate().take(4) {
-            let syms = symmetric_boards(b);
-            let row = f.row_mut(k);
-            for (c, out) in self.compiled.iter().zip(row.chunks_exact_mut(8)) {
-                for (o, &x) in out.iter_mut().zip(&syms) {
-                    let i = c.index::<R>(x);
-                    *o = i as u32;
-                    match &self.weights {
-                        Weights::F32(w) => prefetch(&w[i]),
-                        Weights::F16(w) => prefetch(&w[i]),
-                    }
-                }
-            }
+            self.index_r::<R>(b, f.row_mut(k), false);
         }
         for (k, o) in out.iter_mut().enumerate().take(boards.len()) {
             *o = self.value_indexed(f.row(k));
+        }
+    }
+
+    /// Extracts board `b`'s feature indexes into row `k` of `f` and prefetches their weights,
+    /// and their TC state too when `for_update` (and the network has it): where a TD update
+    /// will soon come.
+    #[inline]
+    pub fn index_board(&self, b: Board, f: &mut Features, k: usize, for_update: bool) {
+        by_runs!(self.index_r(b, f.row_mut(k), for_update))
+    }
+
+    #[inline(always)]
+    fn index_r<const R: usize>(&self, b: Board, row: &mut [u32], for_update: bool) {
+        let syms = symmetric_boards(b);
+        let base = self.stage_base(b.raw);
+        for (c, out) in self.compiled.iter().zip(row.chunks_exact_mut(8)) {
+            for (o, &x) in out.iter_mut().zip(&syms) {
+                let i = base + c.index::<R>(x);
+                *o = i as u32;
+                match &self.weights {
+                    Weights::F32(w) => prefetch(&w[i]),
+                    Weights::F16(w) => prefetch(&w[i]),
+                }
+                if for_update && let Some(c) = &self.coherence {
+                    prefetch(&c[i]);
+                }
+            }
+        }
+    }
+
+    /// Prefetches the TC state of the features in `idx` (nothing without TC state).
+    #[inline]
+    pub fn prefetch_coherence(&self, idx: &[u32]) {
+        if let Some(c) = &self.coherence {
+            for &i in idx {
+                prefetch(&c[i as usize]);
+            }
         }
     }
 
@@ -376,9 +499,11 @@ impl Network {
 
     /// One TD step on `b`: moves its value toward `target` by adding
     /// `step * (target - value(b))` to each of its features' weights, and returns that error.
-    /// `step` is the learning rate already divided by [`Network::features`]. Only f32 networks
-    /// train; an f16 network is left unchanged (convert it with [`Network::into_f32`] first).
-    /// Training uses [`Network::td_update_indexed`] on indexes it already has.
+    /// `step` is the learning rate already divided by [`Network::features`]; with TC state
+    /// (see [`Rate::Coherence`]) each weight's step is scaled by its coherence. Only f32
+    /// networks train; an f16 network is left unchanged (convert it with
+    /// [`Network::into_f32`] first). Training uses [`Network::td_update_indexed`] on indexes
+    /// it already has.
     pub fn td_update(&self, b: Board, target: f32, step: f32) -> f32 {
         let idx: Vec<u32> = self.feature_indexes(b).iter().map(|&i| i as u32).collect();
         self.td_update_indexed(&idx, target, step)
@@ -394,13 +519,29 @@ impl Network {
         };
         let error = target - self.value_indexed(idx);
         let delta = step * error;
-        for &i in idx {
-            // Load and store, not a compare-and-swap: a racing update may be lost, never
-            // torn. A weight two features share is loaded after the first one's store, so
-            // it moves twice, as it should.
-            let w = &w[i as usize];
-            let v = f32::from_bits(w.load(Relaxed)) + delta;
-            w.store(v.to_bits(), Relaxed);
+        // Loads and stores, not compare-and-swaps: a racing update may be lost, never torn.
+        // A weight two features share is loaded after the first one's store, so it moves
+        // twice, as it should.
+        match &self.coherence {
+            None => {
+                for &i in idx {
+                    let w = &w[i as usize];
+                    let v = f32::from_bits(w.load(Relaxed)) + delta;
+                    w.store(v.to_bits(), Relaxed);
+                }
+            }
+            Some(c) => {
+                for &i in idx {
+                    let c = &c[i as usize];
+                    let s = c.load(Relaxed);
+                    let (e, a) = (f32::from_bits(s as u32), f32::from_bits((s >> 32) as u32));
+                    let rate = if a > 0.0 { e.abs() / a } else { 1.0 };
+                    let w = &w[i as usize];
+                    let v = f32::from_bits(w.load(Relaxed)) + rate * delta;
+                    w.store(v.to_bits(), Relaxed);
+                    c.store(coherence_word(e + delta, a + delta.abs()), Relaxed);
+                }
+            }
         }
         error
     }
@@ -418,7 +559,7 @@ impl Network {
         Network { weights, ..self }
     }
 
-    /// The same network with f16 weights, each rounded by [`to_f16`].
+    /// The same network with f16 weights, each rounded by [`to_f16`], and no TC state.
     pub fn into_f16(self) -> Network {
         let weights = match self.weights {
             Weights::F32(w) => {
@@ -428,7 +569,11 @@ impl Network {
             }
             Weights::F16(w) => Weights::F16(w),
         };
-        Network { weights, ..self }
+        Network {
+            weights,
+            coherence: None,
+            ..self
+        }
     }
 
     /// Every weight as an `f32` (a GPU upload, say).
@@ -797,6 +942,139 @@ mod tests {
     }
 
     #[test]
+    fn each_stage_values_boards_as_its_own_network_would() {
+        let mut rng = Stream::new(9, [0, 0, 0]);
+        let splits = [64u32, 512];
+        let recipe = Recipe {
+            stages: splits.to_vec(),
+            ..Recipe::default()
+        };
+        let mut staged = Network::with_recipe(small_tuples(), recipe).unwrap();
+        assert_eq!(staged.len(), 3 * staged.stage_len());
+        let mut alone: Vec<Network> = (0..3)
+            .map(|_| Network::new(small_tuples()).unwrap())
+            .collect();
+        for (s, net) in alone.iter_mut().enumerate() {
+            for i in 0..net.len() {
+                let w = rng.below(2001) as f32 - 1000.0;
+                net.set_weight(i, w);
+                staged.set_weight(s * net.len() + i, w);
+            }
+        }
+        for _ in 0..3_000 {
+            let b = random_board(&mut rng, 12);
+            let stage = splits
+                .iter()
+                .filter(|&&t| 1u32 << b.max_exponent() >= t)
+                .count();
+            assert_eq!(staged.value(b), alone[stage].value(b), "{b:?}");
+            let mut values = [0f32; 1];
+            staged.values4(&[b], &mut values);
+            assert_eq!(values[0], alone[stage].value(b));
+        }
+    }
+
+    #[test]
+    fn optimistic_networks_value_every_board_at_their_initial_value() {
+        let recipe = Recipe {
+            init: 320_000.0,
+            ..Recipe::default()
+        };
+        let net = Network::with_recipe(small_tuples(), recipe).unwrap();
+        let mut rng = Stream::new(10, [0, 0, 0]);
+        for _ in 0..100 {
+            let v = net.value(random_board(&mut rng, 15));
+            assert!((v - 320_000.0).abs() < 0.1, "{v}");
+        }
+    }
+
+    #[test]
+    fn coherence_keeps_consistent_weights_at_full_rate_and_slows_cancelling_ones() {
+        let b: Board = "2 4 8 16 / 32 64 128 256 / 512 1024 2 4 / 8 16 32 64"
+            .parse()
+            .unwrap();
+        let step = 1.0 / 40.0;
+        // Errors of one sign: the rate stays 1, as under fixed rates.
+        let mut tc = Network::new(small_tuples()).unwrap();
+        tc.enable_coherence();
+        let fixed = Network::new(small_tuples()).unwrap();
+        for target in [100.0, 150.0, 400.0] {
+            tc.td_update(b, target, step);
+            fixed.td_update(b, target, step);
+            assert!((tc.value(b) - fixed.value(b)).abs() < 1e-3);
+        }
+        let i = tc.feature_indexes(b)[0];
+        let (e, a) = tc.coherence_state(i).unwrap();
+        assert!(e > 0.0 && (e - a).abs() < 1e-3, "{e} {a}");
+        // Alternating errors: |E| / A falls, and the steps with it.
+        let mut tc = Network::new(small_tuples()).unwrap();
+        tc.enable_coherence();
+        tc.td_update(b, 100.0, step); // rate 1: the value lands on 100
+        tc.td_update(b, 0.0, step); // rate 1 again (E = A): lands on 0
+        assert!(tc.value(b).abs() < 1e-3);
+        // Now E = 0 against A = 5 per weight: a step toward 100 moves nothing.
+        tc.td_update(b, 100.0, step);
+        assert!(tc.value(b).abs() < 1e-3, "{}", tc.value(b));
+        tc.disable_coherence();
+        tc.td_update(b, 100.0, step);
+        assert!((tc.value(b) - 100.0).abs() < 1e-3);
+    }
+
+    #[test]
+    fn version_2_files_keep_the_recipe_and_tc_state_and_version_1_files_load() {
+        let recipe = Recipe {
+            stages: vec![2048],
+            init: 10.0,
+            training: Vec::new(),
+        };
+        let mut net = Network::with_recipe(odd_tuples(), recipe).unwrap();
+        net.enable_coherence();
+        let mut rng = Stream::new(11, [0, 0, 0]);
+        for _ in 0..200 {
+            net.td_update(random_board(&mut rng, 13), 50.0, 0.01);
+        }
+        net.record_training(Rate::Coherence, 1.0, 0.5, 200);
+        let data = bytes(&net, Element::F32);
+        let back = Network::read_from(&data[..]).unwrap();
+        assert_eq!(back.recipe(), net.recipe());
+        assert_eq!(back.games(), 200);
+        assert_eq!(back.weights_f32(), net.weights_f32());
+        assert!(back.has_coherence());
+        for i in (0..net.len()).step_by(97) {
+            assert_eq!(back.coherence_state(i), net.coherence_state(i));
+        }
+        assert!(
+            net.coherence_state(net.feature_indexes(random_board(&mut rng, 13))[0])
+                .is_some()
+        );
+        // Without TC state, f16: the recipe still there.
+        let mut plain = Network::read_from(&data[..]).unwrap();
+        plain.disable_coherence();
+        let small = bytes(&plain.into_f16(), Element::F16);
+        let back = Network::read_from(&small[..]).unwrap();
+        assert!(!back.has_coherence());
+        assert_eq!(back.recipe().stages, vec![2048]);
+        // A version-1 file, as earlier builds wrote it: word 28 zero, no JSON block.
+        let one = Network::new(odd_tuples()).unwrap();
+        let v2 = bytes(&one, Element::F32);
+        let j = one.meta_json().len();
+        let records = HEADER + TUPLE_RECORD * odd_tuples().len();
+        let mut v1 = v2[..records].to_vec();
+        v1[8..12].copy_from_slice(&1u32.to_le_bytes());
+        v1[28..32].copy_from_slice(&0u32.to_le_bytes());
+        v1.extend_from_slice(&v2[records + j..v2.len() - 4]);
+        let crc = crc32fast::hash(&v1);
+        v1.extend_from_slice(&crc.to_le_bytes());
+        let back = Network::read_from(&v1[..]).unwrap();
+        assert_eq!(back.recipe(), &Recipe::default());
+        assert_eq!(back.weights_f32(), one.weights_f32());
+        // A version-1 header with a recipe length is refused.
+        let mut bad = v1.clone();
+        bad[28] = 1;
+        assert!(Network::read_from(&bad[..]).is_err());
+    }
+
+    #[test]
     fn bad_shapes_are_refused() {
         for tuples in [
             vec![],
@@ -814,8 +1092,11 @@ mod tests {
         let net = Network::new(standard_tuples()).unwrap();
         assert_eq!(net.len(), 4 << 24);
         assert_eq!(net.features(), 32);
-        assert_eq!(net.file_size(Element::F32), 268_435_524);
-        assert_eq!(net.file_size(Element::F16), 134_217_796);
+        let json = r#"{"recipe":{"stages":[],"init":0.0,"training":[]},"coherence_state":false}"#;
+        assert_eq!(net.meta_json(), json.as_bytes());
+        let j = json.len() as u64;
+        assert_eq!(net.file_size(Element::F32), 268_435_524 + j);
+        assert_eq!(net.file_size(Element::F16), 134_217_796 + j);
     }
 
     /// The measurement behind the extraction design (run with `--ignored --nocapture`): the

@@ -1,13 +1,22 @@
-//! Temporal-difference learning of n-tuple networks (Szubert & Jaśkowski 2014, "Temporal
-//! difference learning of n-tuple networks for the game 2048"): TD(0) on afterstates.
+//! Temporal-difference learning of n-tuple networks on afterstates (Szubert & Jaśkowski 2014,
+//! "Temporal difference learning of n-tuple networks for the game 2048"), with the two
+//! refinements the strongest learners use: temporal coherence and TD(λ).
 //!
 //! A training game is played greedily by the network being trained: from each state it takes
-//! the move maximising `reward + V(afterstate)`. Once that move is chosen, the previous
-//! afterstate's value moves toward it: `V(s'_{t-1}) += α/F (r_t + V(s'_t) - V(s'_{t-1}))`, with
-//! `F` the features per board ([`Network::features`]); when the game ends, the last afterstate
-//! moves toward 0. Games draw their spawns from `Stream::game(seed, index)`, index counting
-//! every training game the network has played (so a resumed run continues the sequence), and
-//! nothing else is random: a one-thread run is reproducible bit for bit from its seed.
+//! the move maximising `reward + V(afterstate)`.
+//! - **TD(0)** (`lambda` 0): once that move is chosen, the previous afterstate's value moves
+//!   toward it: `V(s'_{t-1}) += α/F (r_t + V(s'_t) - V(s'_{t-1}))`, with `F` the features per
+//!   board ([`Network::features`]); when the game ends, the last afterstate moves toward 0.
+//! - **TD(λ)** (`lambda` above 0): the game's afterstates and rewards are kept, and when it
+//!   ends they are updated from the last backward, each toward its λ-return
+//!   `G_t = r_{t+1} + λ G_{t+1} + (1 - λ) V(s'_{t+1})` (the last toward 0), with `V(s'_{t+1})`
+//!   read just after its own update (as in ziap/2048-tdl's backward TD(λ)).
+//! - **Rates.** [`Rate::Fixed`] moves every weight by `α/F` times the error;
+//!   [`Rate::Coherence`] scales that per weight by its coherence (see [`Rate`]).
+//!
+//! Games draw their spawns from `Stream::game(seed, index)`, index counting every training
+//! game the network has played (so a resumed run continues the sequence), and nothing else is
+//! random: a one-thread run is reproducible bit for bit from its seed.
 //!
 //! With several threads, each block of games is shared out game by game (an atomic counter) and
 //! the threads update the same weights without locks (see [`super::ntuple`]): runs are then no
@@ -19,7 +28,8 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::ntuple::{Element, Features, Network};
+use super::Board;
+use super::ntuple::{Element, Features, Network, Rate};
 use super::play::{Afterstates, Game, GameState};
 
 /// Settings of a training run.
@@ -31,6 +41,9 @@ pub struct TrainConfig {
     /// The learning rate, spread over the features: each weight moves by `alpha / features`
     /// times the TD error.
     pub alpha: f32,
+    pub rate: Rate,
+    /// 0 for TD(0), above 0 (at most 1) for TD(λ).
+    pub lambda: f32,
     pub threads: usize,
     /// Games per reported block.
     pub block: u64,
@@ -42,6 +55,8 @@ impl Default for TrainConfig {
             games: 1000,
             seed: 0,
             alpha: 0.1,
+            rate: Rate::Fixed,
+            lambda: 0.0,
             threads: 1,
             block: 1000,
         }
@@ -83,20 +98,46 @@ pub struct GameResult {
     pub max_exponent: u8,
 }
 
-/// Plays training game `index` under `seed` greedily with `net`, updating it as it goes, with
-/// each weight's step `step` (the learning rate divided by the features per board). Each
-/// afterstate's feature indexes are extracted once, to value it; the chosen one's are kept for
+/// Scratch a training thread keeps from game to game: feature rows, and the afterstates and
+/// rewards of the game in play (for TD(λ)).
+pub struct Scratch {
+    features: Features,
+    path: Vec<(Board, u32)>,
+}
+
+impl Scratch {
+    pub fn new(net: &Network) -> Scratch {
+        Scratch {
+            features: Features::new(net, 5),
+            path: Vec::new(),
+        }
+    }
+}
+
+/// Plays training game `index` under `seed` greedily with `net`, updating it with each
+/// weight's step `step` (the learning rate divided by the features per board): TD(0) as it
+/// goes when `lambda` is 0, TD(λ) backward when the game ends otherwise. Each afterstate's
+/// feature indexes are extracted once, to value it; under TD(0) the chosen one's are kept for
 /// its update a move later.
-pub fn train_game(net: &Network, seed: u64, index: u32, step: f32) -> GameResult {
+pub fn train_game(
+    net: &Network,
+    seed: u64,
+    index: u32,
+    step: f32,
+    lambda: f32,
+    scratch: &mut Scratch,
+) -> GameResult {
     /// The row of the features that holds the previous afterstate's.
     const PREV: usize = 4;
+    let Scratch { features, path } = scratch;
+    let online = lambda == 0.0;
+    path.clear();
     let mut g = Game::new(seed, index);
-    let mut features = Features::new(net, PREV + 1);
     let mut values = [0f32; 4];
     let mut has_prev = false;
     while g.is_running() {
         let a = Afterstates::of(g.board);
-        net.values4_indexed(&a.boards[..a.len], &mut values, &mut features);
+        net.values4_indexed(&a.boards[..a.len], &mut values, features);
         let Some((k, value)) = a.best(&values[..a.len]) else {
             match a.overflow {
                 // Only two 32768 tiles left to merge: the game cannot go on.
@@ -105,20 +146,48 @@ pub fn train_game(net: &Network, seed: u64, index: u32, step: f32) -> GameResult
             }
             break;
         };
-        if has_prev {
-            net.td_update_indexed(features.row(PREV), value, step);
+        let m = a.moves[k].1;
+        if online {
+            if has_prev {
+                net.td_update_indexed(features.row(PREV), value, step);
+            }
+            features.copy_row(k, PREV);
+            net.prefetch_coherence(features.row(PREV));
+            has_prev = true;
+        } else {
+            path.push((m.board, m.score));
         }
-        features.copy_row(k, PREV);
-        has_prev = true;
-        g.play(a.moves[k].1);
+        g.play(m);
     }
     if has_prev {
         net.td_update_indexed(features.row(PREV), 0.0, step);
+    }
+    if !online {
+        learn_backward(net, path, step, lambda, features);
     }
     GameResult {
         score: g.score,
         moves: g.moves,
         max_exponent: g.board.max_exponent(),
+    }
+}
+
+/// TD(λ) over a finished game's afterstates and rewards, from the last backward, each
+/// afterstate's features extracted and prefetched one step ahead of its update.
+fn learn_backward(net: &Network, path: &[(Board, u32)], step: f32, lambda: f32, f: &mut Features) {
+    let Some(last) = path.len().checked_sub(1) else {
+        return;
+    };
+    net.index_board(path[last].0, f, last & 1, true);
+    let mut target = 0f32;
+    for t in (0..=last).rev() {
+        let row = t & 1;
+        if t > 0 {
+            net.index_board(path[t - 1].0, f, row ^ 1, true);
+        }
+        net.td_update_indexed(f.row(row), target, step);
+        let v = net.value_indexed(f.row(row));
+        target = path[t].1 as f32 + lambda * target + (1.0 - lambda) * v;
     }
 }
 
@@ -165,6 +234,15 @@ pub fn train(
         net.games(),
         config.games
     );
+    anyhow::ensure!(
+        (0.0..=1.0).contains(&config.lambda),
+        "lambda must be from 0 to 1, not {}",
+        config.lambda
+    );
+    match config.rate {
+        Rate::Fixed => net.disable_coherence(),
+        Rate::Coherence => net.enable_coherence(),
+    }
     let step = config.alpha / net.features() as f32;
     let threads = config.threads.max(1);
     let start = Instant::now();
@@ -175,13 +253,15 @@ pub fn train(
         let first = net.games();
         let t0 = Instant::now();
         let shared: &Network = net;
-        let game = |i: u64| {
-            let r = train_game(shared, config.seed, (first + i) as u32, step);
+        let game = |i: u64, scratch: &mut Scratch| {
+            let index = (first + i) as u32;
+            let r = train_game(shared, config.seed, index, step, config.lambda, scratch);
             progress(1);
             r
         };
         let results: Vec<GameResult> = if threads == 1 {
-            (0..n).map(game).collect()
+            let mut scratch = Scratch::new(shared);
+            (0..n).map(|i| game(i, &mut scratch)).collect()
         } else {
             let next = AtomicU64::new(0);
             std::thread::scope(|s| {
@@ -189,12 +269,13 @@ pub fn train(
                     .map(|_| {
                         s.spawn(|| {
                             let mut out = Vec::new();
+                            let mut scratch = Scratch::new(shared);
                             loop {
                                 let i = next.fetch_add(1, Ordering::Relaxed);
                                 if i >= n {
                                     break out;
                                 }
-                                out.push(game(i));
+                                out.push(game(i, &mut scratch));
                             }
                         })
                     })
@@ -205,7 +286,7 @@ pub fn train(
                     .collect()
             })
         };
-        net.set_games(first + n);
+        net.record_training(config.rate, config.alpha, config.lambda, n);
         done += n;
         let stats = block_stats(first + n, &results, t0.elapsed().as_secs_f64());
         on_block(&stats, net)?;
@@ -287,6 +368,65 @@ pub(crate) mod tests {
         assert_eq!(sa.blocks.last().unwrap().games, 600);
         assert_eq!(sb.blocks[0].games, 600);
         assert!(a.weights_f32().iter().any(|&w| w != 0.0));
+    }
+
+    fn run_with(net: &mut Network, games: u64, rate: Rate, lambda: f32) -> TrainSummary {
+        let config = TrainConfig {
+            games,
+            seed: 21,
+            alpha: if rate == Rate::Coherence { 1.0 } else { 0.1 },
+            rate,
+            lambda,
+            block: 500,
+            ..TrainConfig::default()
+        };
+        train(net, &config, &|_| {}, &mut |_, _| Ok(())).unwrap()
+    }
+
+    #[test]
+    fn tc_lambda_runs_resume_exactly_through_the_file_and_record_their_recipe() {
+        let mut a = Network::new(small_tuples()).unwrap();
+        run_with(&mut a, 1000, Rate::Coherence, 0.5);
+        let mut b = Network::new(small_tuples()).unwrap();
+        run_with(&mut b, 500, Rate::Coherence, 0.5);
+        let mut bytes = Vec::new();
+        b.write_to(&mut bytes, Element::F32).unwrap();
+        let mut b = Network::read_from(&bytes[..]).unwrap();
+        assert!(b.has_coherence());
+        run_with(&mut b, 500, Rate::Coherence, 0.5);
+        assert_eq!(a.weights_f32(), b.weights_f32());
+        for i in (0..a.len()).step_by(101) {
+            assert_eq!(a.coherence_state(i), b.coherence_state(i));
+        }
+        assert_eq!(a.recipe(), b.recipe());
+        let s = &a.recipe().training;
+        assert_eq!(s.len(), 1);
+        assert_eq!(
+            (s[0].rate, s[0].lambda, s[0].from, s[0].to),
+            (Rate::Coherence, 0.5, 0, 1000)
+        );
+        // Going on by fixed-rate TD(0) drops the TC state and starts a second session.
+        run_with(&mut a, 500, Rate::Fixed, 0.0);
+        assert!(!a.has_coherence());
+        assert_eq!(a.recipe().training.len(), 2);
+        assert_eq!(a.games(), 1500);
+    }
+
+    #[test]
+    fn tc_with_lambda_learns_far_faster_per_game_than_plain_td0() {
+        // One thread and fixed seeds: each run is one exact sequence of games.
+        let last_mean = |rate, lambda| {
+            let mut net = Network::new(small_tuples()).unwrap();
+            let s = run_with(&mut net, 2000, rate, lambda);
+            s.blocks.last().unwrap().mean_score
+        };
+        // Measured: 16,649 against 30,062 (TC alone, online TD(0) at alpha 1: 15,490).
+        let td0 = last_mean(Rate::Fixed, 0.0);
+        let tc_lambda = last_mean(Rate::Coherence, 0.5);
+        assert!(
+            tc_lambda > 1.5 * td0,
+            "TD(0) {td0}, TC with lambda 0.5 {tc_lambda}"
+        );
     }
 
     #[test]

@@ -1,10 +1,25 @@
 //! The network file (`RSNTUPLE`; the layout is [`Network::save`]'s), written with its CRC
 //! and read with its size and checksum checked before any weight is trusted.
 
+use serde::{Deserialize, Serialize};
+
 use super::*;
 
-/// The file format: magic `RSNTUPLE`, the version this build writes and reads.
-pub const FORMAT: Container = Container::new(b"RSNTUPLE", 1);
+/// The file format: magic `RSNTUPLE`, version 2 (with the recipe); version 1 files (one
+/// stage, no recipe) still load.
+pub const FORMAT: Container = Container::new(b"RSNTUPLE", 2).reading_from(1);
+
+/// The most bytes of recipe a file may hold.
+pub const MAX_RECIPE_BYTES: usize = 1 << 16;
+
+/// The JSON block of a version-2 file.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Meta {
+    recipe: Recipe,
+    /// Whether the TC state follows the weights.
+    coherence_state: bool,
+}
 
 /// Bytes before the tuple records.
 pub(super) const HEADER: usize = 32;
@@ -77,9 +92,23 @@ impl<R: Read> Source<R> {
 }
 
 impl Network {
+    /// The JSON block this network's file holds.
+    pub(super) fn meta_json(&self) -> Vec<u8> {
+        let meta = Meta {
+            recipe: self.recipe.clone(),
+            coherence_state: self.coherence.is_some(),
+        };
+        serde_json::to_vec(&meta).expect("a recipe serializes")
+    }
+
     /// The size in bytes of this network's file with `element` weights.
     pub fn file_size(&self, element: Element) -> u64 {
-        (HEADER + TUPLE_RECORD * self.tuples.len() + element.size() * self.len() + 4) as u64
+        let state = if self.coherence.is_some() { 8 } else { 0 };
+        (HEADER
+            + TUPLE_RECORD * self.tuples.len()
+            + self.meta_json().len()
+            + (element.size() + state) * self.len()
+            + 4) as u64
     }
 
     /// Writes the network in the file format (see [`Network::save`]) with `element` weights.
@@ -92,18 +121,20 @@ impl Network {
                 value: self.weight(index),
             });
         }
+        let meta = self.meta_json();
         let mut head = Vec::with_capacity(HEADER + TUPLE_RECORD * self.tuples.len());
         head.extend_from_slice(&FORMAT.head());
         head.extend_from_slice(&element.code().to_le_bytes());
         head.extend_from_slice(&self.games.to_le_bytes());
         head.extend_from_slice(&(self.tuples.len() as u32).to_le_bytes());
-        head.extend_from_slice(&0u32.to_le_bytes());
+        head.extend_from_slice(&(meta.len() as u32).to_le_bytes());
         for cells in &self.tuples {
             let mut rec = [0u8; TUPLE_RECORD];
             rec[0] = cells.len() as u8;
             rec[1..=cells.len()].copy_from_slice(cells);
             head.extend_from_slice(&rec);
         }
+        head.extend_from_slice(&meta);
         w.write_all(&head)?;
         let mut buf = Vec::with_capacity(element.size() << 14);
         let n = self.len();
@@ -137,6 +168,15 @@ impl Network {
             w.write_all(&buf)?;
             start = end;
         }
+        if let Some(c) = &self.coherence {
+            for part in c.chunks(1 << 14) {
+                buf.clear();
+                for x in part {
+                    buf.extend_from_slice(&x.load(Relaxed).to_le_bytes());
+                }
+                w.write_all(&buf)?;
+            }
+        }
         let crc = w.crc();
         w.inner.write_all(&crc.to_le_bytes())?;
         Ok(())
@@ -149,14 +189,18 @@ impl Network {
     /// | offset | bytes | field |
     /// |---|---|---|
     /// | 0 | 8 | magic `RSNTUPLE` |
-    /// | 8 | 4 | version, 1 |
+    /// | 8 | 4 | version, 2 |
     /// | 12 | 4 | element type: 1 = f32, 2 = f16 |
     /// | 16 | 8 | training games so far |
     /// | 24 | 4 | number of tuples T |
-    /// | 28 | 4 | zero |
+    /// | 28 | 4 | bytes J of the JSON block (at most [`MAX_RECIPE_BYTES`]) |
     /// | 32 | 8 T | per tuple: cell count k, then its k cells, zero padded to 8 bytes |
-    /// | 32 + 8 T | W x 4 or 2 | the weights, tuple by tuple, in feature index order |
+    /// | 32 + 8 T | J | JSON: `{"recipe": Recipe, "coherence_state": bool}` |
+    /// | 32 + 8 T + J | W x 4 or 2 | the weights, stage by stage, each stage tuple by tuple in feature index order |
+    /// | then | W x 8, when `coherence_state` | TC state per weight: accumulated error, then absolute error, f32 each |
     /// | end - 4 | 4 | CRC-32 (IEEE) of every byte before it |
+    ///
+    /// Version 1 is the same with word 28 zero and no JSON block: one stage, no recipe.
     pub fn save(&self, path: &Path, element: Element) -> Result<(), NetworkError> {
         rollsim_core::files::write_atomically(path, |w| self.write_to(w, element))
     }
@@ -181,7 +225,7 @@ impl Network {
         };
         let mut head = [0u8; HEADER];
         let got = src.fill(&mut head)?;
-        FORMAT.check_head(&head[..got], HEADER as u64)?;
+        let version = FORMAT.check_head(&head[..got], HEADER as u64)?;
         if got < HEADER {
             return Err(NetworkError::Truncated {
                 expected: HEADER as u64,
@@ -201,8 +245,14 @@ impl Network {
                 "{count} tuples (1 to {MAX_TUPLES} allowed)"
             )));
         }
-        if u32_at(28) != 0 {
+        let meta_len = u32_at(28) as usize;
+        if version == 1 && meta_len != 0 {
             return Err(NetworkError::Tuples("reserved header word is not 0".into()));
+        }
+        if meta_len > MAX_RECIPE_BYTES {
+            return Err(NetworkError::Recipe(format!(
+                "{meta_len} bytes of recipe (at most {MAX_RECIPE_BYTES})"
+            )));
         }
         let mut recs = vec![0u8; TUPLE_RECORD * count];
         let got = src.fill(&mut recs)?;
@@ -228,8 +278,25 @@ impl Network {
                 )));
             }
         }
-        let n = check_tuples(&tuples)?;
-        let expected = (HEADER + recs.len() + n * element.size() + 4) as u64;
+        let meta = if version == 1 {
+            Meta {
+                recipe: Recipe::default(),
+                coherence_state: false,
+            }
+        } else {
+            let mut json = vec![0u8; meta_len];
+            if src.fill(&mut json)? < meta_len {
+                return Err(NetworkError::Truncated {
+                    expected: (HEADER + recs.len() + meta_len) as u64,
+                    found: src.pos,
+                });
+            }
+            serde_json::from_slice::<Meta>(&json)
+                .map_err(|e| NetworkError::Recipe(format!("unreadable JSON block: {e}")))?
+        };
+        let n = weights_needed(&tuples, &meta.recipe)?;
+        let state = if meta.coherence_state { 8 } else { 0 };
+        let expected = (HEADER + recs.len() + meta_len + n * (element.size() + state) + 4) as u64;
         match size {
             Some(s) if s < expected => {
                 return Err(NetworkError::Truncated { expected, found: s });
@@ -245,6 +312,13 @@ impl Network {
                 f16::from_bits(u16::from_le_bytes([b[0], b[1]]))
             })?),
         };
+        let coherence = if meta.coherence_state {
+            Some(read_weights(&mut src, n, 8, expected, |b| {
+                AtomicU64::new(u64::from_le_bytes(b.try_into().expect("8 bytes")))
+            })?)
+        } else {
+            None
+        };
         let computed = src.crc.clone().finalize();
         let mut tail = [0u8; 5];
         let got = src.fill(&mut tail)?;
@@ -258,7 +332,8 @@ impl Network {
             return Err(NetworkError::Oversized { expected });
         }
         check_checksum(u32::from_le_bytes(tail[..4].try_into().unwrap()), computed)?;
-        let net = Network::assemble(tuples, weights, games);
+        let mut net = Network::assemble(tuples, weights, games, meta.recipe);
+        net.coherence = coherence;
         if let Some(index) = (0..net.len()).find(|&i| !net.weight(i).is_finite()) {
             return Err(NetworkError::NotFinite {
                 index,

@@ -38,6 +38,10 @@ struct Params {
     tuples: u32,
     f16: u32,
     groups_x: u32,
+    /// Weights per stage.
+    stage_len: u32,
+    /// The stage splits' exponents, one per byte from the lowest (0: none).
+    splits: u32,
 }
 
 /// A bind group entry for a buffer from `offset` to its end.
@@ -62,6 +66,8 @@ pub struct GpuNetwork {
     weights: Vec<wgpu::Buffer>,
     tuples: u32,
     f16: bool,
+    stage_len: u32,
+    splits: u32,
     /// Board and value buffers, grown as needed: (capacity in boards, boards, values, readback).
     io: Option<(usize, wgpu::Buffer, wgpu::Buffer, wgpu::Buffer)>,
 }
@@ -143,6 +149,11 @@ impl GpuNetwork {
             weights,
             tuples: tuples as u32,
             f16: net.element() == Element::F16,
+            stage_len: net.stage_len() as u32,
+            splits: (0..)
+                .zip(net.split_exponents())
+                .map(|(k, &e)| u32::from(e) << (8 * k))
+                .sum(),
             io: None,
         })
     }
@@ -187,6 +198,8 @@ impl GpuNetwork {
                 tuples: self.tuples,
                 f16: u32::from(self.f16),
                 groups_x: x,
+                stage_len: self.stage_len,
+                splits: self.splits,
             };
             params.push(p);
             shapes.push((start, x, y));
@@ -254,7 +267,9 @@ mod tests {
                 count,
                 tuples,
                 f16,
-                groups_x
+                groups_x,
+                stage_len,
+                splits
             }
         )
         .unwrap_or_else(|e| panic!("{e}"));

@@ -59,3 +59,15 @@ pub(super) fn check_tuples(tuples: &[Vec<u8>]) -> Result<usize, NetworkError> {
     }
     Ok(total)
 }
+
+/// The weights a network of `tuples` and `recipe`'s stages holds, both checked.
+pub(super) fn weights_needed(tuples: &[Vec<u8>], recipe: &Recipe) -> Result<usize, NetworkError> {
+    let per_stage = check_tuples(tuples)?;
+    let stages = recipe.split_exponents()?.len() + 1;
+    match per_stage.checked_mul(stages) {
+        Some(n) if n <= MAX_WEIGHTS => Ok(n),
+        _ => Err(NetworkError::Tuples(format!(
+            "{stages} stages of {per_stage} weights (at most {MAX_WEIGHTS} in all)"
+        ))),
+    }
+}
