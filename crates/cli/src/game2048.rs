@@ -54,6 +54,11 @@ pub struct PlayArgs {
     /// 20 hours a game on this project's 2-core machine.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=8))]
     depth: Option<u32>,
+    /// Tile downgrading (ntuple, expectimax): a leaf holding this tile or a larger one is
+    /// valued with every tile above its largest missing tile halved, as TDL2048+ does for
+    /// tiles the network has rarely seen (32768 is usual).
+    #[arg(long, value_name = "TILE")]
+    downgrade_at: Option<u32>,
     /// Number of games (played in flight together).
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
     games: u32,
@@ -228,6 +233,20 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
     if a.depth.is_some() && kind != PlayerKind::Expectimax {
         return Err(input_error("--depth is for --player expectimax"));
     }
+    if a.downgrade_at.is_some() && !uses_network {
+        return Err(input_error(
+            "--downgrade-at is for --player ntuple or expectimax",
+        ));
+    }
+    let downgrade = match a.downgrade_at {
+        None => None,
+        Some(t) if t.is_power_of_two() && (8..=32768).contains(&t) => Some(t.ilog2() as u8),
+        Some(t) => {
+            return Err(input_error(format!(
+                "--downgrade-at {t} is not a tile from 8 to 32768"
+            )));
+        }
+    };
     if kind != PlayerKind::Mc && (a.rollouts.is_some() || a.objective.is_some()) {
         return Err(input_error(format!(
             "--rollouts and --objective are for --player mc, not {name}"
@@ -271,7 +290,10 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
         },
     };
     let seed = a.seed.unwrap_or_else(rand::random);
-    let config = PlayConfig::new(player, a.games, seed);
+    let config = PlayConfig {
+        downgrade,
+        ..PlayConfig::new(player, a.games, seed)
+    };
     // Random and network play need no rollouts: they run on CPU threads whatever the backend.
     let mut engine = match kind {
         PlayerKind::Mc => rollout_engine(a.compute.backend())?,
@@ -345,9 +367,13 @@ fn print_report(r: &Report) {
                 ),
                 None => String::new(),
             };
+            let downgrade = match r.downgrade_at {
+                Some(t) => format!(", leaves downgraded from {t}"),
+                None => String::new(),
+            };
             match r.depth {
-                Some(d) => format!("expectimax depth {d} ({net})"),
-                None => format!("ntuple greedy ({net})"),
+                Some(d) => format!("expectimax depth {d} ({net}{downgrade})"),
+                None => format!("ntuple greedy ({net}{downgrade})"),
             }
         }
         PlayerKind::Mc => format!(

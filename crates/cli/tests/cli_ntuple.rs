@@ -257,6 +257,30 @@ fn bad_weights_and_settings_exit_2_naming_the_problem() {
                 "2048",
                 "play",
                 "--player",
+                "random",
+                "--downgrade-at",
+                "32768",
+            ],
+            "--downgrade-at is for",
+        ),
+        (
+            &[
+                "2048",
+                "play",
+                "--player",
+                "ntuple",
+                "--weights",
+                &net,
+                "--downgrade-at",
+                "1000",
+            ],
+            "--downgrade-at 1000 is not a tile",
+        ),
+        (
+            &[
+                "2048",
+                "play",
+                "--player",
                 "expectimax",
                 "--weights",
                 &net,
@@ -407,7 +431,27 @@ fn tc_lambda_staged_training_is_recorded_in_the_file_and_resumes_it() {
         "--json",
     ]);
     assert_eq!(p["network"]["training_games"], 600);
+    assert_eq!(p["network"]["recipe"]["stages"], serde_json::json!([1024]));
     assert!(p["score"]["mean"].as_f64().unwrap() > 0.0);
+    assert!(p["reach"]["65536"].is_number());
+    let p = json(&[
+        "2048",
+        "play",
+        "--player",
+        "expectimax",
+        "--depth",
+        "2",
+        "--weights",
+        &net,
+        "--games",
+        "2",
+        "--seed",
+        "1",
+        "--downgrade-at",
+        "256",
+        "--json",
+    ]);
+    assert_eq!(p["downgrade_at"], 256);
 }
 
 #[test]

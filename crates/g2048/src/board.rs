@@ -299,6 +299,34 @@ impl Board {
         (((self.raw & LOW) + add) | (((self.raw >> 4) & LOW) + add)) & CARRY != 0
     }
 
+    /// Tile downgrading (TDL2048+'s `shift`): every tile above the board's largest missing
+    /// exponent (from 2 up to its largest tile) one exponent lower. Equal tiles stay equal and
+    /// different ones different, so the board moves and merges as before, on smaller tiles.
+    /// Unchanged when no exponent below the largest is missing.
+    pub fn downgraded(self) -> Board {
+        let present = (0..16).fold(0u32, |p, i| p | 1 << self.get(i));
+        let largest = 31 - present.leading_zeros();
+        let holes = !present & ((1 << largest) - 1) & !1;
+        if holes == 0 {
+            return self;
+        }
+        let hole = 31 - holes.leading_zeros();
+        let raw = (0..16)
+            .filter(|&i| u32::from(self.get(i)) > hole)
+            .fold(self.raw, |r, i| r - (1 << (4 * i)));
+        Board::from_raw(raw)
+    }
+
+    /// The board a network values in place of this one: [`Board::downgraded`] when it holds an
+    /// exponent of `at` or more, itself otherwise (and always when `at` is `None`).
+    #[inline]
+    pub fn leaf(self, at: Option<u8>) -> Board {
+        match at {
+            Some(e) if self.has_exponent_at_least(e) => self.downgraded(),
+            _ => self,
+        }
+    }
+
     /// The largest exponent on the board.
     pub fn max_exponent(self) -> u8 {
         (0..16).map(|i| self.get(i)).max().unwrap_or(0)
@@ -484,6 +512,32 @@ mod tests {
                     "{b:?} {e}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn downgrading_lowers_the_tiles_above_the_largest_hole() {
+        let b = |s: &str| s.parse::<Board>().unwrap();
+        // 4096 is missing: 32768, 16384 and 8192 step down; 2048 and below stay.
+        let x = b("32768 16384 8192 2048 / 1024 512 2 2 / 0 0 0 0 / 0 0 0 32768");
+        let want = b("16384 8192 4096 2048 / 1024 512 2 2 / 0 0 0 0 / 0 0 0 16384");
+        assert_eq!(x.downgraded(), want);
+        assert_eq!(x.leaf(Some(15)), want);
+        assert_eq!(x.leaf(None), x);
+        assert_eq!(want.leaf(Some(15)), want, "no 32768 left: not downgraded");
+        // Every exponent from 2 to the largest present: nothing to lower.
+        let full = b("2 4 8 16 / 32 64 128 256 / 512 1024 2048 4096 / 8192 16384 32768 0");
+        assert_eq!(full.downgraded(), full);
+        // Only the 2 missing: every tile steps down.
+        assert_eq!(
+            b("4 8 0 0 / 0 0 0 0 / 0 0 0 0 / 0 0 0 0").downgraded(),
+            b("2 4 0 0 / 0 0 0 0 / 0 0 0 0 / 0 0 0 0")
+        );
+        // Moves and merges are the same on the downgraded board.
+        let t = tables();
+        for d in Dir::ALL {
+            let (m, n) = (x.slide_with(t, d), want.slide_with(t, d));
+            assert_eq!(m.board.downgraded(), n.board, "{d:?}");
         }
     }
 

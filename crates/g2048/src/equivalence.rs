@@ -322,5 +322,17 @@ fn lockstep_network_players_play_the_per_game_games<D: Device>() {
         let want = key(&c, None);
         assert!(want.iter().any(|&(_, _, moves)| moves > 50));
         assert_eq!(key(&c, Some(d.values(&net).as_mut())), want, "{kind:?}");
+        // Leaves from 128 up valued downgraded: other games, the same on every path.
+        let c = PlayConfig {
+            downgrade: Some(7),
+            ..c
+        };
+        let downgraded = key(&c, None);
+        assert_ne!(downgraded, want, "{kind:?}: downgrading changed nothing");
+        assert_eq!(
+            key(&c, Some(d.values(&net).as_mut())),
+            downgraded,
+            "{kind:?}"
+        );
     }
 }

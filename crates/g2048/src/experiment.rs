@@ -622,11 +622,8 @@ pub fn summarize(f: &ResultsFile) -> Summary {
             let score = scores.summary();
             let mut reached = Reached::default();
             for r in &rs {
-                reached.add(if r.max_tile == 0 {
-                    0
-                } else {
-                    r.max_tile.ilog2() as u8
-                });
+                let largest = r.max_tile.checked_ilog2().unwrap_or(0) as u8;
+                reached.add(super::reach::reached_exponent(largest, r.overflow));
             }
             let games = rs.len() as u64;
             Some(Point {

@@ -105,6 +105,12 @@ impl Game {
         }
     }
 
+    /// The exponent of the largest tile the game reached: its board's, or 16 (65536) when it
+    /// ended on a merge of two 32768 tiles.
+    pub fn reached_exponent(&self) -> u8 {
+        crate::reach::reached_exponent(self.board.max_exponent(), self.state == GameState::Overflow)
+    }
+
     /// One move of the random player: a uniformly random legal move.
     pub fn play_random(&mut self) {
         match random_legal_move(tables(), self.board, &mut self.rng) {
@@ -234,16 +240,20 @@ pub struct PlayConfig {
     pub first: u32,
     pub games: u32,
     pub seed: u64,
+    /// Tile downgrading for the network players: leaves holding an exponent of this or more
+    /// are valued as [`Board::downgraded`] (see [`Board::leaf`]). `None`: off.
+    pub downgrade: Option<u8>,
 }
 
 impl PlayConfig {
-    /// Games `0..games` of `seed`, by `player`.
+    /// Games `0..games` of `seed`, by `player`, without tile downgrading.
     pub fn new(player: Player, games: u32, seed: u64) -> PlayConfig {
         PlayConfig {
             player,
             first: 0,
             games,
             seed,
+            downgrade: None,
         }
     }
 
@@ -288,7 +298,7 @@ pub fn play_batch(
         Player::Ntuple { network } | Player::Expectimax { network, .. } => {
             let depth = config.player.depth();
             games.par_iter_mut().for_each(|g| {
-                play_network_game(g, network, depth);
+                play_network_game(g, network, depth, config.downgrade);
                 progress(1);
             });
         }

@@ -1,19 +1,27 @@
 //! Tile reach, defined once for every report (play, training blocks, experiment summaries):
-//! the share of games whose largest tile reached each of 128 to 32768.
+//! the share of games whose largest tile reached each of 128 to 65536.
 
 use std::collections::BTreeMap;
 
-/// Exponents of the tiles reported: 2^7 = 128 to 2^15 = 32768, the largest a nibble holds.
-pub const EXPONENTS: std::ops::RangeInclusive<u8> = 7..=15;
+/// Exponents of the tiles reported: 2^7 = 128 to 2^16 = 65536. A nibble holds at most 32768;
+/// a game reaches 65536 when its player merges two 32768 tiles, which ends it
+/// ([`crate::Game::reached_exponent`]).
+pub const EXPONENTS: std::ops::RangeInclusive<u8> = 7..=16;
 /// The smallest tile a one-line text report shows: strong players part from 2048 on.
 pub const SHOWN_FROM: u32 = 2048;
+
+/// The exponent of the largest tile a game reached, from its final board's largest exponent:
+/// 16 (65536) when it ended on a merge of two 32768 tiles (`overflow`).
+pub fn reached_exponent(max_exponent: u8, overflow: bool) -> u8 {
+    if overflow { 16 } else { max_exponent }
+}
 
 /// Games counted by the largest tile they reached.
 #[derive(Clone, Debug, Default)]
 pub struct Reached {
     games: u64,
     /// `at_least[k]`: games whose largest tile is at least 2^(7 + k).
-    at_least: [u64; 9],
+    at_least: [u64; 10],
 }
 
 impl Reached {
@@ -48,14 +56,20 @@ mod tests {
     #[test]
     fn games_count_for_every_tile_up_to_their_largest() {
         let mut r = Reached::default();
-        for e in [0, 7, 11, 11, 15] {
+        for e in [0, 7, 11, 11, 16] {
             r.add(e);
         }
         let rates = r.rates();
-        assert_eq!(rates.len(), 9);
+        assert_eq!(rates.len(), 10);
         assert_eq!(
-            (rates[&128], rates[&2048], rates[&4096], rates[&32768]),
-            (0.8, 0.6, 0.2, 0.2)
+            (
+                rates[&128],
+                rates[&2048],
+                rates[&4096],
+                rates[&32768],
+                rates[&65536]
+            ),
+            (0.8, 0.6, 0.2, 0.2, 0.2)
         );
         assert_eq!(Reached::default().rates()[&128], 0.0);
     }

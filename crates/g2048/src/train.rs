@@ -72,7 +72,7 @@ pub struct BlockStats {
     pub block_games: u64,
     pub mean_score: f64,
     pub max_score: u64,
-    /// Fraction of the block's games whose largest tile reached each of 128 to 32768.
+    /// Fraction of the block's games whose largest tile reached each of 128 to 65536.
     pub reach: BTreeMap<u32, f64>,
     pub moves: u64,
     pub seconds: f64,
@@ -95,6 +95,7 @@ pub struct TrainSummary {
 pub struct GameResult {
     pub score: u64,
     pub moves: u32,
+    /// See [`Game::reached_exponent`].
     pub max_exponent: u8,
 }
 
@@ -168,7 +169,7 @@ pub fn train_game(
     GameResult {
         score: g.score,
         moves: g.moves,
-        max_exponent: g.board.max_exponent(),
+        max_exponent: g.reached_exponent(),
     }
 }
 

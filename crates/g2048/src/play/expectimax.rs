@@ -12,8 +12,11 @@ use super::*;
 /// node is the network's value of the afterstate, so depth 1 is exactly the greedy player.
 /// Chance-node values are kept in a transposition table keyed by (afterstate, depth), cleared
 /// at every decision. All arithmetic is f32 in a fixed order: results depend only on the board.
+/// With tile downgrading, each leaf is valued as its [`Board::leaf`]; rewards stay the real
+/// ones.
 pub struct Expectimax<L: Leaves> {
     leaves: L,
+    downgrade: Option<u8>,
     table: FxHashMap<(u64, u32), f32>,
     /// Chance nodes evaluated (not found in the table) since the searcher was made.
     pub evaluated: u64,
@@ -27,7 +30,7 @@ pub trait Leaves {
     /// The value of an afterstate.
     fn value(&mut self, after: Board) -> f32;
     /// The greedy choice of a board whose afterstates are leaves (see [`greedy_move`]).
-    fn greedy(&mut self, board: Board) -> Option<(Dir, Moved, f32)>;
+    fn greedy(&mut self, board: Board, downgrade: Option<u8>) -> Option<(Dir, Moved, f32)>;
 }
 
 impl Leaves for &Network {
@@ -35,8 +38,8 @@ impl Leaves for &Network {
         Network::value(self, after)
     }
 
-    fn greedy(&mut self, board: Board) -> Option<(Dir, Moved, f32)> {
-        greedy_move(self, board)
+    fn greedy(&mut self, board: Board, downgrade: Option<u8>) -> Option<(Dir, Moved, f32)> {
+        greedy_move(self, board, downgrade)
     }
 }
 
@@ -49,9 +52,10 @@ impl Leaves for RecordLeaves<'_> {
         0.0
     }
 
-    fn greedy(&mut self, board: Board) -> Option<(Dir, Moved, f32)> {
+    fn greedy(&mut self, board: Board, downgrade: Option<u8>) -> Option<(Dir, Moved, f32)> {
         let a = Afterstates::of(board);
-        self.0.extend(a.boards[..a.len].iter().map(|b| b.raw));
+        self.0
+            .extend(a.leaves(downgrade)[..a.len].iter().map(|b| b.raw));
         a.pick(&[0.0; 4][..a.len])
     }
 }
@@ -64,9 +68,10 @@ impl Leaves for LookupLeaves<'_> {
         self.0[&after.raw]
     }
 
-    fn greedy(&mut self, board: Board) -> Option<(Dir, Moved, f32)> {
+    fn greedy(&mut self, board: Board, downgrade: Option<u8>) -> Option<(Dir, Moved, f32)> {
         let a = Afterstates::of(board);
-        let values: Vec<f32> = a.boards[..a.len].iter().map(|b| self.0[&b.raw]).collect();
+        let leaves = a.leaves(downgrade);
+        let values: Vec<f32> = leaves[..a.len].iter().map(|b| self.0[&b.raw]).collect();
         a.pick(&values)
     }
 }
@@ -82,9 +87,15 @@ impl<L: Leaves> Expectimax<L> {
     pub fn with(leaves: L) -> Self {
         Expectimax {
             leaves,
+            downgrade: None,
             table: FxHashMap::default(),
             evaluated: 0,
         }
+    }
+
+    /// The same searcher valuing each leaf as its [`Board::leaf`] with `downgrade`.
+    pub fn downgrading(self, downgrade: Option<u8>) -> Self {
+        Expectimax { downgrade, ..self }
     }
 
     /// The best move of `board` searched to `depth` moves (at least 1), with its value.
@@ -111,7 +122,7 @@ impl<L: Leaves> Expectimax<L> {
 
     fn chance(&mut self, after: Board, depth: u32) -> f32 {
         if depth <= 1 {
-            return self.leaves.value(after);
+            return self.leaves.value(after.leaf(self.downgrade));
         }
         if let Some(&v) = self.table.get(&(after.raw, depth)) {
             return v;
@@ -137,7 +148,7 @@ impl<L: Leaves> Expectimax<L> {
         if depth <= 1 {
             // The greedy choice, its afterstates looked up together (prefetched); a move
             // that would overflow is no move here.
-            return match self.leaves.greedy(board) {
+            return match self.leaves.greedy(board, self.downgrade) {
                 Some((_, m, v)) if !m.overflow => v,
                 _ => 0.0,
             };
@@ -174,7 +185,9 @@ pub fn play_expectimax_lockstep(
         let leaves: Vec<u64> = {
             let mut set = FxHashSet::default();
             for g in live {
-                Expectimax::with(RecordLeaves(&mut set)).best_move(g.board, depth);
+                Expectimax::with(RecordLeaves(&mut set))
+                    .downgrading(config.downgrade)
+                    .best_move(g.board, depth);
             }
             set.into_iter().collect()
         };
@@ -185,6 +198,7 @@ pub fn play_expectimax_lockstep(
             .par_iter()
             .map(|g| {
                 Expectimax::with(LookupLeaves(&table))
+                    .downgrading(config.downgrade)
                     .best_move(g.board, depth)
                     .map(|(_, m, _)| m)
             })
@@ -193,13 +207,14 @@ pub fn play_expectimax_lockstep(
     play_lockstep(config, &mut choose, progress)
 }
 
-/// Plays `g` to the end with the network: greedy at depth 1, expectimax deeper.
-pub fn play_network_game(g: &mut Game, net: &Network, depth: u32) {
-    let mut search = (depth > 1).then(|| Expectimax::new(net));
+/// Plays `g` to the end with the network: greedy at depth 1, expectimax deeper, leaves valued
+/// as [`Board::leaf`] with `downgrade` says.
+pub fn play_network_game(g: &mut Game, net: &Network, depth: u32, downgrade: Option<u8>) {
+    let mut search = (depth > 1).then(|| Expectimax::new(net).downgrading(downgrade));
     while g.is_running() {
         let choice = match &mut search {
             Some(s) => s.best_move(g.board, depth),
-            None => greedy_move(net, g.board),
+            None => greedy_move(net, g.board, downgrade),
         };
         match choice {
             Some((_, m, _)) => g.play(m),

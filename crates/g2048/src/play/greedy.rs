@@ -6,12 +6,17 @@ use super::*;
 /// The greedy one-ply choice of a network: the legal move with the largest
 /// `reward + V(afterstate)`, with that value; ties go to the first in [`Dir::ALL`] order. A move
 /// that would merge two 32768 tiles counts as `-inf` (it ends the game), so it is chosen only
-/// when no other move is legal. `None` when no move is legal.
+/// when no other move is legal. `None` when no move is legal. Afterstates are valued as
+/// [`Board::leaf`] with `downgrade` says.
 #[inline]
-pub fn greedy_move(net: &Network, board: Board) -> Option<(Dir, Moved, f32)> {
+pub fn greedy_move(
+    net: &Network,
+    board: Board,
+    downgrade: Option<u8>,
+) -> Option<(Dir, Moved, f32)> {
     let a = Afterstates::of(board);
     let mut values = [0f32; 4];
-    net.values4(&a.boards[..a.len], &mut values);
+    net.values4(&a.leaves(downgrade)[..a.len], &mut values);
     a.pick(&values[..a.len])
 }
 
@@ -55,6 +60,15 @@ impl Afterstates {
         a
     }
 
+    /// The boards to value for the afterstates: each one's [`Board::leaf`].
+    #[inline]
+    pub fn leaves(&self, downgrade: Option<u8>) -> [Board; 4] {
+        match downgrade {
+            None => self.boards,
+            Some(_) => self.boards.map(|b| b.leaf(downgrade)),
+        }
+    }
+
     /// The greedy choice given the afterstates' `values` (see [`greedy_move`]).
     #[inline]
     pub fn pick(&self, values: &[f32]) -> Option<(Dir, Moved, f32)> {
@@ -91,7 +105,7 @@ pub fn play_greedy_lockstep(
         let after: Vec<Afterstates> = live.iter().map(|g| Afterstates::of(g.board)).collect();
         let boards: Vec<Board> = after
             .iter()
-            .flat_map(|a| a.boards[..a.len].to_vec())
+            .flat_map(|a| a.leaves(config.downgrade)[..a.len].to_vec())
             .collect();
         let v = values.values(&boards)?;
         let mut at = 0;

@@ -19,6 +19,8 @@ pub struct NetworkInfo {
     pub tuples: Vec<Vec<u8>>,
     pub element: Element,
     pub training_games: u64,
+    /// What the weights are and how they were trained.
+    pub recipe: crate::ntuple::Recipe,
 }
 
 /// The report of `rollsim 2048 play`, also its `--json` object.
@@ -37,11 +39,14 @@ pub struct Report {
     /// Expectimax depth in moves.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub depth: Option<u32>,
+    /// The tile from which leaves are valued downgraded (network players).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub downgrade_at: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub network: Option<NetworkInfo>,
     pub threads: usize,
     pub score: ScoreStats,
-    /// Fraction of games whose largest tile reached each value, 128 to 32768.
+    /// Fraction of games whose largest tile reached each value, 128 to 65536.
     pub reach: BTreeMap<u32, f64>,
     /// Games that stopped because a move would have merged two 32768 tiles.
     pub overflow_games: u32,
@@ -69,7 +74,7 @@ impl Tally {
     pub fn add(&mut self, played: &Played) {
         for g in &played.games {
             self.scores.add(g.score);
-            self.reach.add(g.board.max_exponent());
+            self.reach.add(g.reached_exponent());
             self.overflow += u64::from(g.state == GameState::Overflow);
             self.moves += u64::from(g.moves);
         }
@@ -119,10 +124,12 @@ impl Report {
             objective,
             depth: matches!(config.player, Player::Expectimax { .. })
                 .then(|| config.player.depth()),
+            downgrade_at: config.downgrade.map(|e| 1 << e),
             network: config.player.network().map(|n| NetworkInfo {
                 tuples: n.tuples().to_vec(),
                 element: n.element(),
                 training_games: n.games(),
+                recipe: n.recipe().clone(),
             }),
             threads: rayon::current_num_threads(),
             score: tally.score_stats(),
