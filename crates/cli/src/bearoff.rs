@@ -8,7 +8,7 @@ use anyhow::Context;
 use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use serde::Serialize;
 
-use super::{ComputeArgs, input_error, print_json, progress_bar};
+use super::{ComputeArgs, OutputArgs, input_error, print_json, progress_bar};
 use rollsim_bearoff::build::{
     ColumnSweeper, CpuColumns, Options, build_one_sided_gnubg,
     build_two_sided as build_two_sided_columns,
@@ -99,12 +99,8 @@ pub struct BuildArgs {
     out: PathBuf,
     #[command(flatten)]
     compute: ComputeArgs,
-    /// Print the build report as one JSON object on stdout.
-    #[arg(long)]
-    json: bool,
-    /// No progress bar.
-    #[arg(long, short)]
-    quiet: bool,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -133,12 +129,8 @@ impl PrecisionArg {
 pub struct VerifyArgs {
     /// The database file.
     file: PathBuf,
-    /// Print one JSON object on stdout.
-    #[arg(long)]
-    json: bool,
-    /// No progress bar.
-    #[arg(long, short)]
-    quiet: bool,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(ClapArgs, Debug)]
@@ -146,9 +138,8 @@ pub struct CompareArgs {
     /// Two two-sided tables in rollsim's format.
     #[arg(num_args = 2, required = true)]
     files: Vec<PathBuf>,
-    /// Print one JSON object on stdout.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(ClapArgs, Debug)]
@@ -174,9 +165,8 @@ pub struct QueryArgs {
     /// Checker counts from the 1-point up, e.g. 3,2,0,0,0,1.
     #[arg(num_args = 1..=2, required = true)]
     positions: Vec<String>,
-    /// Print one JSON object on stdout.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 pub fn run(c: Command) -> anyhow::Result<()> {
@@ -376,7 +366,7 @@ fn build_one_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
         return Ok(());
     }
     let start = Instant::now();
-    let quiet = a.quiet || a.json;
+    let quiet = a.output.quiet || a.output.json;
     let passes = if gammon { 2 } else { 1 };
     let bar = progress_bar(passes * n, "positions", quiet);
     let progress = |k| bar.inc(k);
@@ -410,7 +400,7 @@ fn build_one_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
         gammon,
         ..BuildReport::new("one-sided", space, n, a.format, &a.out, gpu, seconds)
     }
-    .print(a.json)
+    .print(a.output.json)
 }
 
 /// Estimated peak bytes of a one-sided build, before it allocates. Streamed into gnubg's
@@ -502,14 +492,14 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
             match plan.gpu.as_ref().and_then(|p| p.refused.clone()) {
                 Some(why) if explicit => {
                     if a.dry_run {
-                        print_plan(&plan, a.json)?;
+                        print_plan(&plan, a.output.json)?;
                     }
                     return Err(input_error(format!(
                         "the two-sided table does not fit the GPU's bindings: {why}; use \
                          --backend cpu"
                     )));
                 }
-                Some(why) if !(a.quiet || a.json) => eprintln!(
+                Some(why) if !(a.output.quiet || a.output.json) => eprintln!(
                     "rollsim: the table does not fit {} ({why}); building on CPU threads",
                     g.adapter.name
                 ),
@@ -541,7 +531,7 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
     };
     let partial_bytes = partial_allocated(&table_path);
     if a.dry_run {
-        print_plan(&plan, a.json)?;
+        print_plan(&plan, a.output.json)?;
     }
     if !plan.fits_memory() {
         return Err(input_error(memory_refusal(
@@ -559,7 +549,7 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
     if a.dry_run {
         return Ok(());
     }
-    let quiet = a.quiet || a.json;
+    let quiet = a.output.quiet || a.output.json;
     let passes = 1 + u64::from(a.cubeful);
     let bar = progress_bar(passes * n * n, "pairs", quiet);
     let start = Instant::now();
@@ -610,7 +600,7 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
         resumed_pairs,
         ..BuildReport::new("two-sided", space, n * n, a.format, &a.out, gpu, seconds)
     }
-    .print(a.json)
+    .print(a.output.json)
 }
 
 /// Bytes of disk an unfinished build of `table` already holds.
@@ -897,7 +887,7 @@ fn query(a: QueryArgs) -> anyhow::Result<()> {
             distribution: trim(dist),
             gammon_distribution: gammon.map(trim),
         };
-        if a.json {
+        if a.output.json {
             return print_json(&r);
         }
         outln!("position {} (index {})", r.position, r.index);
@@ -966,7 +956,7 @@ fn query(a: QueryArgs) -> anyhow::Result<()> {
         method,
         cubeful,
     };
-    if a.json {
+    if a.output.json {
         return print_json(&r);
     }
     outln!(
@@ -1049,7 +1039,7 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
     let loaded = load(&a.file)?;
     let (format, bytes, bad) = match &loaded {
         Loaded::Columns(t) => {
-            let bar = progress_bar(t.data_bytes(), "bytes", a.quiet || a.json);
+            let bar = progress_bar(t.data_bytes(), "bytes", a.output.quiet || a.output.json);
             let bad = t.verify(&|k| bar.inc(k));
             bar.finish_and_clear();
             let bad = bad
@@ -1086,7 +1076,7 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
         bad_columns: bad,
         seconds: start.elapsed().as_secs_f64(),
     };
-    if a.json {
+    if a.output.json {
         print_json(&r)?;
     } else if r.ok {
         outln!(
@@ -1143,7 +1133,7 @@ fn compare(a: CompareArgs) -> anyhow::Result<()> {
         values,
         seconds: start.elapsed().as_secs_f64(),
     };
-    if a.json {
+    if a.output.json {
         return print_json(&r);
     }
     for d in &r.values {

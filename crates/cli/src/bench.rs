@@ -10,6 +10,7 @@ use anyhow::Context;
 use serde::Serialize;
 
 use super::print_json;
+use crate::OutputArgs;
 use crate::args::BackendArg;
 use rollsim_2048::CpuEngine;
 use rollsim_2048::ntuple::{Network, standard_tuples};
@@ -57,9 +58,8 @@ pub struct Args {
     #[arg(long, value_delimiter = ',', num_args = 1.., value_name = "NAME",
           value_parser = clap::builder::PossibleValuesParser::new(workload_names()))]
     only: Vec<String>,
-    /// Print one JSON object on stdout instead of the table.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(clap::Subcommand, Debug)]
@@ -71,9 +71,8 @@ enum Command {
         old: PathBuf,
         /// The later record, compared with OLD.
         new: PathBuf,
-        /// Print one JSON object on stdout instead of the table.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: OutputArgs,
     },
 }
 
@@ -249,8 +248,8 @@ Ubuntu: mesa-vulkan-drivers, with the lavapipe software adapter, which `--backen
 out and `--backend gpu` takes). `rollsim devices` lists what rollsim sees.";
 
 pub fn run(a: Args) -> anyhow::Result<()> {
-    if let Some(Command::Compare { old, new, json }) = &a.command {
-        return compare(old, new, *json);
+    if let Some(Command::Compare { old, new, output }) = &a.command {
+        return compare(old, new, output.json);
     }
     if let Some(path) = &a.out {
         check_output(path)?;
@@ -295,7 +294,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let mut out = Vec::new();
     let mut keep = |ms: Vec<Measurement>| {
         for m in ms {
-            if !a.json {
+            if !a.output.json {
                 eprintln!("  measured {} on {} {}", m.workload, m.backend, m.on);
             }
             out.push(m);
@@ -341,7 +340,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         measurements: out,
     };
     // The figures first, so that a failing write loses none of them.
-    if a.json {
+    if a.output.json {
         print_json(&report)?;
     } else {
         print_table(&report);

@@ -3,14 +3,13 @@
 use rollsim_core::text::count;
 use serde::Serialize;
 
-use super::print_json;
+use super::{OutputArgs, print_json};
 use rollsim_gpu::{AdapterSummary, list_adapters};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Print one JSON object on stdout.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Serialize)]
@@ -28,7 +27,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         auto,
         cpu_threads: rayon::current_num_threads(),
     };
-    if a.json {
+    if a.output.json {
         return print_json(&d);
     }
     if d.adapters.is_empty() {

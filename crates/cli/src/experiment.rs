@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args as ClapArgs;
 
-use super::{ComputeArgs, input_error, print_json, progress_bar_with_message};
+use super::{ComputeArgs, OutputArgs, input_error, print_json, progress_bar_with_message};
 use crate::args::ObjectiveArg;
 use crate::backend::rollout_engine;
 use rollsim_2048::experiment::{
@@ -40,12 +40,8 @@ pub struct ExperimentArgs {
     shard: Option<String>,
     #[command(flatten)]
     compute: ComputeArgs,
-    /// Print the summary as one JSON object on stdout.
-    #[arg(long)]
-    json: bool,
-    /// No progress bar.
-    #[arg(long, short)]
-    quiet: bool,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(ClapArgs, Debug)]
@@ -68,7 +64,7 @@ fn classify(e: anyhow::Error) -> anyhow::Error {
 pub fn experiment(a: ExperimentArgs) -> anyhow::Result<()> {
     if let Some(path) = &a.report {
         let file = read_results(path).map_err(classify)?;
-        return report(path, &summarize(&file), a.json);
+        return report(path, &summarize(&file), a.output.json);
     }
     let (Some(out), Some(rollouts), Some(games), Some(seed)) =
         (&a.out, &a.rollouts, a.games, a.seed)
@@ -97,7 +93,7 @@ pub fn experiment(a: ExperimentArgs) -> anyhow::Result<()> {
     }
     let pending = results.pending(&header);
     let total: u64 = pending.iter().map(|&(_, g)| g).sum();
-    if results.resumed && !a.json && !a.quiet {
+    if results.resumed && !a.output.json && !a.output.quiet {
         eprintln!(
             "rollsim: {}: resuming, {} games done, {total} to play",
             out.display(),
@@ -106,7 +102,7 @@ pub fn experiment(a: ExperimentArgs) -> anyhow::Result<()> {
     }
     if total > 0 {
         let mut engine = rollout_engine(a.compute.backend())?;
-        let bar = progress_bar_with_message(total, "games", a.quiet);
+        let bar = progress_bar_with_message(total, "games", a.output.quiet);
         experiment::run(
             &header,
             &mut results,
@@ -117,7 +113,7 @@ pub fn experiment(a: ExperimentArgs) -> anyhow::Result<()> {
         bar.finish_and_clear();
     }
     let file = read_results(out).map_err(classify)?;
-    report(out, &summarize(&file), a.json)
+    report(out, &summarize(&file), a.output.json)
 }
 
 fn report(path: &std::path::Path, s: &Summary, json: bool) -> anyhow::Result<()> {

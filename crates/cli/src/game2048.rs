@@ -8,7 +8,7 @@ use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use serde::Serialize;
 
 use super::experiment::{ExperimentArgs, MergeArgs};
-use super::{ComputeArgs, CpuComputeArgs, input_error, print_json, progress_bar};
+use super::{ComputeArgs, CpuComputeArgs, OutputArgs, input_error, print_json, progress_bar};
 use crate::args::{ObjectiveArg, PlayerArg};
 use crate::backend::rollout_engine;
 use rollsim_2048::ntuple::gpu::GpuNetwork;
@@ -74,12 +74,8 @@ pub struct PlayArgs {
     seed: Option<u64>,
     #[command(flatten)]
     compute: ComputeArgs,
-    /// Print one JSON object on stdout instead of the table.
-    #[arg(long)]
-    json: bool,
-    /// No progress bar.
-    #[arg(long, short)]
-    quiet: bool,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 /// Tuple shapes of a new network.
@@ -150,12 +146,8 @@ pub struct TrainArgs {
     tuples: Option<TupleSet>,
     #[command(flatten)]
     compute: CpuComputeArgs,
-    /// Print one JSON object on stdout instead of the per-block lines.
-    #[arg(long)]
-    json: bool,
-    /// No progress bar.
-    #[arg(long, short)]
-    quiet: bool,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(ClapArgs, Debug)]
@@ -173,18 +165,16 @@ pub struct EvalArgs {
     seed: u64,
     #[command(flatten)]
     compute: ComputeArgs,
-    /// Print one JSON object on stdout instead of the table.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(ClapArgs, Debug)]
 pub struct ShowArgs {
     #[arg(help = BOARD_HELP)]
     board: String,
-    /// Print one JSON object on stdout.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 /// How a 2048 board is written, for every command that takes one.
@@ -260,8 +250,8 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
     }
     // Said up front, since nothing else shows it when stderr is not a terminal.
     if let Some(depth) = a.depth.filter(|&d| d >= 4)
-        && !a.quiet
-        && !a.json
+        && !a.output.quiet
+        && !a.output.json
     {
         eprintln!(
             "note: expectimax depth {depth} costs about ten times depth {} a move; with the \
@@ -301,7 +291,7 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
             Box::new(rollsim_2048::CpuEngine)
         }
     };
-    let bar = progress_bar(u64::from(a.games), "games", a.quiet);
+    let bar = progress_bar(u64::from(a.games), "games", a.output.quiet);
     // Network players on a GPU: all games of a block in flight, one lookup dispatch per step
     // for every afterstate (greedy) or every leaf (expectimax) they need.
     let gpu = match config.player.network() {
@@ -342,7 +332,7 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
     let seconds = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
     let report = Report::new(&config, &tally, seconds, backend, adapter);
-    if a.json {
+    if a.output.json {
         return print_json(&report);
     }
     print_report(&report);
@@ -508,7 +498,7 @@ fn eval(a: EvalArgs) -> anyhow::Result<()> {
         best: best.map(|d| d.to_string()),
         moves,
     };
-    if a.json {
+    if a.output.json {
         return print_json(&report);
     }
     outln!("{board}\n");
@@ -599,7 +589,7 @@ fn show(a: ShowArgs) -> anyhow::Result<()> {
         game_over: moves.is_empty(),
         moves,
     };
-    if a.json {
+    if a.output.json {
         return print_json(&report);
     }
     outln!("{board}\n");
@@ -760,7 +750,7 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
         threads,
         block: a.block,
     };
-    if !a.json {
+    if !a.output.json {
         outln!(
             "training {} games ({} to go) of {} tuples ({} weights; {}) by {} alpha {} lambda {}, \
              seed {seed}, {}",
@@ -775,7 +765,7 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
             count(threads, "thread")
         );
     }
-    let bar = super::progress_bar_with_message(config.games, "games", a.quiet);
+    let bar = super::progress_bar_with_message(config.games, "games", a.output.quiet);
     let out = a.out.clone();
     let save = |net: &Network| {
         net.save(&out, element)
@@ -783,7 +773,7 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
     };
     let summary = train(&mut net, &config, &|n| bar.inc(n), &mut |b, net| {
         bar.set_message(format!("mean {:.0} (last block)", b.mean_score));
-        if !a.json {
+        if !a.output.json {
             bar.suspend(|| outln!("{}", block_line(b)));
         }
         if let Some(k) = a.checkpoint_every
@@ -813,7 +803,7 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
         moves_per_s: summary.moves_per_s,
         curve: summary.blocks,
     };
-    if a.json {
+    if a.output.json {
         return print_json(&report);
     }
     outln!(

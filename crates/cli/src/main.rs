@@ -52,6 +52,18 @@ enum Command {
     Bench(bench::Args),
 }
 
+/// How a command reports, shared by every command: text or one JSON object on stdout, and
+/// whether a progress bar shows on stderr.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct OutputArgs {
+    /// Print one JSON object on stdout (for scripts) instead of the text report.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar and no notes on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
 /// Where to compute, shared by every command that computes.
 #[derive(Args, Debug, Clone)]
 pub struct ComputeArgs {

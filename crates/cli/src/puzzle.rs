@@ -11,7 +11,7 @@ use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{CpuComputeArgs, input_error, print_json, progress_bar};
+use super::{CpuComputeArgs, OutputArgs, input_error, print_json, progress_bar};
 use crate::args::{PartitionArg, PlanArg};
 use rollsim_puzzle::pdb::{self, BuildObserver, Source};
 use rollsim_puzzle::{
@@ -79,9 +79,6 @@ pub struct SolverArgs {
     no_verify: bool,
     #[command(flatten)]
     compute: CpuComputeArgs,
-    /// No progress bars or notes on stderr.
-    #[arg(long, short)]
-    quiet: bool,
 }
 
 #[derive(ClapArgs, Debug)]
@@ -96,9 +93,8 @@ pub struct SolveArgs {
     file: Option<PathBuf>,
     #[command(flatten)]
     solver: SolverArgs,
-    /// Print one JSON object on stdout.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(ClapArgs, Debug)]
@@ -111,9 +107,8 @@ pub struct BenchArgs {
     seed: Option<u64>,
     #[command(flatten)]
     solver: SolverArgs,
-    /// Print one JSON object on stdout.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 pub fn run(c: Command) -> anyhow::Result<()> {
@@ -192,7 +187,7 @@ struct Solvers {
 }
 
 impl Solvers {
-    fn new(a: &SolverArgs, boards: &[Board]) -> anyhow::Result<Solvers> {
+    fn new(a: &SolverArgs, boards: &[Board], quiet: bool) -> anyhow::Result<Solvers> {
         let widths = |w: usize| boards.iter().any(|b| b.width() == w);
         let method_flags = [
             (a.plan.is_some(), "--plan", Method::Loop),
@@ -252,18 +247,18 @@ impl Solvers {
                 )));
             }
             let dir = a.pdb_dir.clone().or_else(pdb::default_dir);
-            if dir.is_none() && !a.quiet {
+            if dir.is_none() && !quiet {
                 eprintln!(
                     "note: no cache directory (set --pdb-dir, XDG_CACHE_HOME or HOME): \
                      the pattern databases are built in memory and not kept"
                 );
             }
             let width3 = match widths(3) {
-                true => Some(load(Partition::P44, dir.as_deref(), a.quiet)?),
+                true => Some(load(Partition::P44, dir.as_deref(), quiet)?),
                 false => None,
             };
             let width4 = match widths(4) {
-                true => Some(load(pdb, dir.as_deref(), a.quiet)?),
+                true => Some(load(pdb, dir.as_deref(), quiet)?),
                 false => None,
             };
             s.pdb_name = Some(if widths(4) {
@@ -473,10 +468,10 @@ fn solve(a: SolveArgs) -> anyhow::Result<()> {
         (None, None) => unreachable!("clap requires --board or --file"),
     };
     a.solver.compute.init("the 15-puzzle solvers")?;
-    let solvers = Solvers::new(&a.solver, &boards)?;
-    let (results, seconds) = solve_all(&solvers, &boards, a.solver.quiet)?;
+    let solvers = Solvers::new(&a.solver, &boards, a.output.quiet)?;
+    let (results, seconds) = solve_all(&solvers, &boards, a.output.quiet)?;
     let summary = solvers.summarise(&results, seconds, None);
-    if a.json {
+    if a.output.json {
         return print_json(&SolveReport {
             results: &results,
             summary: &summary,
@@ -591,10 +586,10 @@ fn bench(a: BenchArgs) -> anyhow::Result<()> {
         .into_par_iter()
         .map(|i| random_board(seed, i, 4))
         .collect();
-    let solvers = Solvers::new(&a.solver, &boards)?;
-    let (results, seconds) = solve_all(&solvers, &boards, a.solver.quiet)?;
+    let solvers = Solvers::new(&a.solver, &boards, a.output.quiet)?;
+    let (results, seconds) = solve_all(&solvers, &boards, a.output.quiet)?;
     let summary = solvers.summarise(&results, seconds, Some(seed));
-    if a.json {
+    if a.output.json {
         return print_json(&summary);
     }
     print_summary(&summary);

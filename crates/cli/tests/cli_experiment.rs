@@ -181,7 +181,10 @@ fn report_prints_intervals_and_writes_csv() {
         assert!(lo <= mean && mean <= hi);
         let reach = p["reach"].as_array().unwrap();
         let tiles: Vec<u64> = reach.iter().map(|r| r["tile"].as_u64().unwrap()).collect();
-        assert_eq!(tiles, [128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536]);
+        assert_eq!(
+            tiles,
+            [128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536]
+        );
         for r in reach {
             let (lo, rate, hi) = (
                 r["ci95"]["lo"].as_f64().unwrap(),
