@@ -382,14 +382,15 @@ fn print_table(r: &BenchReport) {
             a.driver
         );
     }
-    outln!(
-        "{:<36} {:<7} {:<34} {:>12} {:<11} also",
-        "workload",
-        "backend",
-        "on",
-        "figure",
-        "unit"
-    );
+    use crate::output::{Align::*, Table};
+    let mut table = Table::new(&[
+        ("workload", Left),
+        ("backend", Left),
+        ("on", Left),
+        ("figure", Right),
+        ("unit", Left),
+        ("also", Left),
+    ]);
     // The CPU figure of the same workload, for the GPU rows.
     let cpu_figure = |w: &str| {
         r.measurements
@@ -410,16 +411,16 @@ fn print_table(r: &BenchReport) {
             let speed = rollsim_bench::speedup(&m.unit, m.figure, c);
             also.push(format!("{speed:.2}x cpu speed"));
         }
-        outln!(
-            "{:<36} {:<7} {:<34} {:>12} {:<11} {}",
-            m.workload,
-            m.backend,
-            m.on,
+        table.row(vec![
+            m.workload.clone(),
+            m.backend.to_string(),
+            m.on.clone(),
             figure,
-            m.unit,
-            also.join(", ")
-        );
+            m.unit.clone(),
+            also.join(", "),
+        ]);
     }
+    table.print();
     if let Some(k) = r.gpu_kernel_seconds {
         outln!("gpu kernel time (timestamp queries): {k:.3} s");
     }
@@ -577,24 +578,25 @@ fn compare(old: &std::path::Path, new: &std::path::Path, json: bool) -> anyhow::
     };
     outln!("old: {} ({})", old.display(), describe(&a));
     outln!("new: {} ({})", new.display(), describe(&b));
-    outln!(
-        "{:<36} {:<7} {:>14} {:>14} {:<11} speedup",
-        "workload",
-        "backend",
-        "old",
-        "new",
-        "unit"
-    );
+    use crate::output::{Align::*, Table};
+    let mut table = Table::new(&[
+        ("workload", Left),
+        ("backend", Left),
+        ("old", Right),
+        ("new", Right),
+        ("unit", Left),
+        ("speedup", Right),
+    ]);
     for r in &rows {
-        outln!(
-            "{:<36} {:<7} {:>14.3} {:>14.3} {:<11} {:.2}x",
-            r.workload,
-            r.backend,
-            r.old,
-            r.new,
-            r.unit,
-            r.speedup
-        );
+        table.row(vec![
+            r.workload.clone(),
+            r.backend.to_string(),
+            format!("{:.3}", r.old),
+            format!("{:.3}", r.new),
+            r.unit.clone(),
+            format!("{:.2}x", r.speedup),
+        ]);
     }
+    table.print();
     Ok(())
 }

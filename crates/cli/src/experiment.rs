@@ -132,39 +132,23 @@ fn report(path: &std::path::Path, s: &Summary, json: bool) -> anyhow::Result<()>
         s.shard,
         if s.complete { "" } else { " (incomplete)" }
     );
-    outln!(
-        "{:>8} {:>6} {:>28} {:>9}  {}",
-        "rollouts",
-        "games",
-        "mean score [95% CI]",
-        "median",
-        Reached::default()
-            .counts()
-            .filter(|&(t, _)| t >= SHOWN_FROM)
-            .map(|(t, _)| format!("{:>20}", format!("{t} [95% CI]")))
-            .collect::<Vec<_>>()
-            .join(" ")
-    );
+    use crate::output::{Align::Right, Table};
+    let tiles: Vec<String> = Reached::default()
+        .counts()
+        .filter(|&(t, _)| t >= SHOWN_FROM)
+        .map(|(t, _)| format!("{t} [95% CI]"))
+        .collect();
+    let mut columns = vec![
+        ("rollouts", Right),
+        ("games", Right),
+        ("mean score [95% CI]", Right),
+        ("median", Right),
+    ];
+    columns.extend(tiles.iter().map(|t| (t.as_str(), Right)));
+    let mut table = Table::new(&columns);
     for p in &s.points {
-        let reach: Vec<String> = p
-            .reach
-            .iter()
-            .filter(|r| r.tile >= SHOWN_FROM)
-            .map(|r| {
-                format!(
-                    "{:>20}",
-                    format!(
-                        "{:.1}% [{:.1}, {:.1}]",
-                        100.0 * r.rate,
-                        100.0 * r.ci95.lo,
-                        100.0 * r.ci95.hi
-                    )
-                )
-            })
-            .collect();
-        outln!(
-            "{:>8} {:>6} {:>28} {:>9.1}  {}",
-            p.rollouts,
+        let mut cells = vec![
+            p.rollouts.to_string(),
             if p.games == p.expected {
                 p.games.to_string()
             } else {
@@ -174,10 +158,19 @@ fn report(path: &std::path::Path, s: &Summary, json: bool) -> anyhow::Result<()>
                 "{:.1} [{:.1}, {:.1}]",
                 p.score.mean, p.score.mean_ci95.lo, p.score.mean_ci95.hi
             ),
-            p.score.median,
-            reach.join(" ")
-        );
+            format!("{:.1}", p.score.median),
+        ];
+        cells.extend(p.reach.iter().filter(|r| r.tile >= SHOWN_FROM).map(|r| {
+            format!(
+                "{:.1}% [{:.1}, {:.1}]",
+                100.0 * r.rate,
+                100.0 * r.ci95.lo,
+                100.0 * r.ci95.hi
+            )
+        }));
+        table.row(cells);
     }
+    table.print();
     let csv = write_csv(path, s)?;
     outln!("wrote {}", csv.display());
     Ok(())

@@ -506,42 +506,38 @@ fn eval(a: EvalArgs) -> anyhow::Result<()> {
         outln!("game over: no legal move");
         return Ok(());
     }
-    outln!(
-        "{:<6} {:>6} {:>12} {:>10} {:>12} {:>10} {:>10}",
-        "move",
-        "points",
-        "score mean",
-        "sd",
-        "tilesum",
-        "sd",
-        "moves"
-    );
+    use crate::output::{Align::*, Table};
+    let mut table = Table::new(&[
+        ("move", Left),
+        ("points", Right),
+        ("score mean", Right),
+        ("sd", Right),
+        ("tilesum", Right),
+        ("sd", Right),
+        ("moves", Right),
+    ]);
     for m in &report.moves {
-        let best = if m.best { "  <- best" } else { "" };
-        match (
+        let best = if m.best { " <- best" } else { "" };
+        let stats = [
             m.score_mean,
             m.score_sd,
             m.tilesum_mean,
             m.tilesum_sd,
             m.moves_mean,
-        ) {
-            (Some(sm), Some(ssd), Some(tm), Some(tsd), Some(mm)) => outln!(
-                "{:<6} {:>6} {:>12.1} {:>10.1} {:>12.1} {:>10.1} {:>10.1}{best}",
-                m.dir,
-                m.move_score,
-                sm,
-                ssd,
-                tm,
-                tsd,
-                mm
-            ),
-            _ => outln!(
-                "{:<6} {:>6}   merges two 32768 tiles: ends the game, not rolled out{best}",
-                m.dir,
-                "-"
-            ),
+        ];
+        let mut cells = vec![m.dir.to_string()];
+        if stats.iter().all(Option::is_some) {
+            cells.push(m.move_score.to_string());
+            cells.extend(stats.iter().flatten().map(|v| format!("{v:.1}")));
+            table.row_with_note(cells, best.trim_start());
+        } else {
+            cells.push("-".into());
+            cells.extend(std::iter::repeat_n(String::new(), 5));
+            let note = format!("merges two 32768 tiles: ends the game, not rolled out{best}");
+            table.row_with_note(cells, note);
         }
     }
+    table.print();
     Ok(())
 }
 

@@ -56,3 +56,94 @@ macro_rules! outln {
         $crate::output::line(format_args!($($arg)*))
     };
 }
+
+/// How a column's cells line up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Right,
+}
+
+/// An aligned text table, the one every command prints: each column as wide as its widest
+/// cell (header included), one space between columns, no trailing spaces. A row may carry a
+/// note, printed after its last column without widening it.
+pub struct Table {
+    columns: Vec<(String, Align)>,
+    rows: Vec<(Vec<String>, String)>,
+}
+
+impl Table {
+    pub fn new(columns: &[(&str, Align)]) -> Table {
+        Table {
+            columns: columns.iter().map(|&(h, a)| (h.to_string(), a)).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// A row of cells, one per column.
+    pub fn row(&mut self, cells: Vec<String>) {
+        self.row_with_note(cells, String::new());
+    }
+
+    /// A row of cells and a note after them.
+    pub fn row_with_note(&mut self, cells: Vec<String>, note: impl Into<String>) {
+        debug_assert_eq!(cells.len(), self.columns.len());
+        self.rows.push((cells, note.into()));
+    }
+
+    /// The table's lines.
+    pub fn lines(&self) -> Vec<String> {
+        let widths: Vec<usize> = (0..self.columns.len())
+            .map(|c| {
+                self.rows
+                    .iter()
+                    .map(|(cells, _)| cells[c].chars().count())
+                    .chain([self.columns[c].0.chars().count()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let line = |cells: &[String], note: &str| {
+            let mut out: Vec<String> = cells
+                .iter()
+                .zip(&self.columns)
+                .zip(&widths)
+                .map(|((cell, (_, align)), &w)| match align {
+                    Align::Left => format!("{cell:<w$}"),
+                    Align::Right => format!("{cell:>w$}"),
+                })
+                .collect();
+            if !note.is_empty() {
+                out.push(note.to_string());
+            }
+            out.join(" ").trim_end().to_string()
+        };
+        let header: Vec<String> = self.columns.iter().map(|(h, _)| h.clone()).collect();
+        std::iter::once(line(&header, ""))
+            .chain(self.rows.iter().map(|(cells, note)| line(cells, note)))
+            .collect()
+    }
+
+    /// Prints the table to standard output.
+    pub fn print(&self) {
+        for l in self.lines() {
+            line(format_args!("{l}"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_fit_their_widest_cell_and_notes_trail() {
+        let mut t = Table::new(&[("name", Align::Left), ("n", Align::Right)]);
+        t.row(vec!["a".into(), "1000".into()]);
+        t.row_with_note(vec!["longer".into(), "7".into()], "<- best");
+        assert_eq!(
+            t.lines(),
+            ["name      n", "a      1000", "longer    7 <- best"]
+        );
+    }
+}
