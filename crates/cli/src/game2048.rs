@@ -1,8 +1,12 @@
 //! `rollsim 2048 …`: play, train, eval, show.
 
 use rollsim_core::text::count;
+use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+use anyhow::Context;
+use rollsim_2048::replay::GameRecord;
 
 use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use serde::Serialize;
@@ -27,8 +31,11 @@ use rollsim_gpu::Gpu;
 pub enum Command {
     /// Play a batch of games and report scores, tile reach rates and speed.
     Play(PlayArgs),
-    /// Train an n-tuple network by TD(0) on afterstates, on CPU threads.
+    /// Train an n-tuple network by TD learning on afterstates (TD(0) or TD(λ), fixed rates or
+    /// temporal coherence), on CPU threads.
     Train(TrainArgs),
+    /// Replay the games of a `play --record` file, checking every move and result.
+    Replay(ReplayArgs),
     /// Evaluate every legal move of one board with Monte Carlo rollouts.
     Eval(EvalArgs),
     /// Show a board in every text format, with its legal moves.
@@ -59,6 +66,10 @@ pub struct PlayArgs {
     /// tiles the network has rarely seen (32768 is usual).
     #[arg(long, value_name = "TILE")]
     downgrade_at: Option<u32>,
+    /// Write every game to FILE, one JSON line each (seed, game, score, largest tile, ending,
+    /// moves), for `2048 replay`. Written atomically when the batch ends.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
     /// Number of games (played in flight together).
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
     games: u32,
@@ -74,6 +85,14 @@ pub struct PlayArgs {
     seed: Option<u64>,
     #[command(flatten)]
     compute: ComputeArgs,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+#[derive(ClapArgs, Debug)]
+pub struct ReplayArgs {
+    /// A file from `2048 play --record`.
+    file: PathBuf,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -187,6 +206,7 @@ pub fn run(c: Command) -> anyhow::Result<()> {
     match c {
         Command::Play(a) => play(a),
         Command::Train(a) => train_command(a),
+        Command::Replay(a) => replay(a),
         Command::Eval(a) => eval(a),
         Command::Show(a) => show(a),
         Command::Experiment(a) => super::experiment::experiment(a),
@@ -204,6 +224,60 @@ fn load_network(path: &Path, flag: &str) -> anyhow::Result<Network> {
     Network::load(path).map_err(|e: NetworkError| {
         input_error(format!("cannot load {flag} {}: {e}", path.display()))
     })
+}
+
+/// The `2048 replay --json` object.
+#[derive(Serialize)]
+struct ReplayReport {
+    file: String,
+    games: u64,
+    moves: u64,
+}
+
+fn replay(a: ReplayArgs) -> anyhow::Result<()> {
+    let named = || format!("--record file {}", a.file.display());
+    let (file, _) = rollsim_core::files::open_input(&a.file, u64::MAX)?;
+    let (mut games, mut moves) = (0u64, 0u64);
+    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.with_context(named)?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let r: GameRecord = serde_json::from_str(&line).map_err(|e| {
+            input_error(format!(
+                "{}, line {}: not a game record: {e}",
+                named(),
+                n + 1
+            ))
+        })?;
+        r.replay().map_err(|e| {
+            input_error(format!(
+                "{}, line {} (seed {}, game {}): {e}",
+                named(),
+                n + 1,
+                r.seed,
+                r.game
+            ))
+        })?;
+        games += 1;
+        moves += r.moves.len() as u64;
+    }
+    let report = ReplayReport {
+        file: a.file.display().to_string(),
+        games,
+        moves,
+    };
+    if a.output.json {
+        return print_json(&report);
+    }
+    outln!(
+        "replayed {} ({} moves) from {}: every move legal, every score, largest tile and \
+         ending as recorded",
+        count(games as usize, "game"),
+        moves,
+        report.file
+    );
+    Ok(())
 }
 
 fn play(a: PlayArgs) -> anyhow::Result<()> {
@@ -280,8 +354,12 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
         },
     };
     let seed = a.seed.unwrap_or_else(rand::random);
+    if let Some(path) = &a.record {
+        rollsim_core::files::check_output(path)?;
+    }
     let config = PlayConfig {
         downgrade,
+        record: a.record.is_some(),
         ..PlayConfig::new(player, a.games, seed)
     };
     // Random and network play need no rollouts: they run on CPU threads whatever the backend.
@@ -310,25 +388,49 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
     // is large enough to keep a GPU's batches full.
     const BLOCK: u32 = 1 << 16;
     let start = std::time::Instant::now();
-    let mut tally = Tally::default();
-    for first in (0..a.games).step_by(BLOCK as usize) {
-        let block = PlayConfig {
-            first,
-            games: BLOCK.min(a.games - first),
-            ..config.clone()
-        };
-        let played = match &mut lookups {
-            Some(lookups) => {
-                if config.player.depth() > 1 {
-                    play_expectimax_lockstep(&block, lookups, &|n| bar.inc(n))?
-                } else {
-                    play_greedy_lockstep(&block, lookups, &|n| bar.inc(n))?
+    let mut run_blocks = |sink: &mut dyn FnMut(&[Game]) -> anyhow::Result<()>| {
+        let mut tally = Tally::default();
+        for first in (0..a.games).step_by(BLOCK as usize) {
+            let block = PlayConfig {
+                first,
+                games: BLOCK.min(a.games - first),
+                ..config.clone()
+            };
+            let played = match &mut lookups {
+                Some(lookups) => {
+                    if config.player.depth() > 1 {
+                        play_expectimax_lockstep(&block, lookups, &|n| bar.inc(n))?
+                    } else {
+                        play_greedy_lockstep(&block, lookups, &|n| bar.inc(n))?
+                    }
                 }
-            }
-            None => play_batch(&block, engine.as_mut(), &|n| bar.inc(n))?,
-        };
-        tally.add(&played);
-    }
+                None => play_batch(&block, engine.as_mut(), &|n| bar.inc(n))?,
+            };
+            sink(&played.games)?;
+            tally.add(&played);
+        }
+        anyhow::Ok(tally)
+    };
+    let tally = match &a.record {
+        None => run_blocks(&mut |_| Ok(()))?,
+        Some(path) => {
+            let mut tally = None;
+            rollsim_core::files::write_atomically(path, |w| -> anyhow::Result<()> {
+                tally = Some(run_blocks(&mut |games| {
+                    for g in games {
+                        let r =
+                            GameRecord::of(config.player.kind(), seed, g).expect("moves logged");
+                        serde_json::to_writer(&mut *w, &r)?;
+                        w.write_all(b"\n")?;
+                    }
+                    Ok(())
+                })?);
+                Ok(())
+            })
+            .with_context(|| format!("cannot write --record {}", path.display()))?;
+            tally.expect("written")
+        }
+    };
     let seconds = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
     let report = Report::new(&config, &tally, seconds, backend, adapter);

@@ -455,6 +455,59 @@ fn tc_lambda_staged_training_is_recorded_in_the_file_and_resumes_it() {
 }
 
 #[test]
+fn recorded_games_replay_and_tampered_records_are_refused() {
+    let dir = TempDir::new("ntuple-record");
+    let net = dir.file("net.bin");
+    train_small(&net, "200", &[]);
+    for player in [
+        &["--player", "random"][..],
+        &["--player", "ntuple", "--weights", &net],
+    ] {
+        let rec = dir.file("games.jsonl");
+        let mut args = vec![
+            "2048", "play", "--games", "6", "--seed", "5", "--record", &rec, "-q",
+        ];
+        args.extend_from_slice(player);
+        assert!(rollsim(&args).status.success());
+        let text = std::fs::read_to_string(&rec).unwrap();
+        assert_eq!(text.lines().count(), 6);
+        let r = json(&["2048", "replay", &rec, "--json"]);
+        assert_eq!(r["games"], 6);
+        assert!(r["moves"].as_u64().unwrap() > 6 * 20);
+        // A score changed, a move changed: named, exit 2.
+        let first = text.lines().next().unwrap();
+        let v: serde_json::Value = serde_json::from_str(first).unwrap();
+        let score = v["score"].as_u64().unwrap();
+        let bad = dir.file("bad.jsonl");
+        std::fs::write(
+            &bad,
+            first.replace(&format!("\"score\":{score}"), "\"score\":1"),
+        )
+        .unwrap();
+        assert_input_error(&["2048", "replay", &bad], "replayed score is");
+        let moves = v["moves"].as_str().unwrap();
+        let swapped: String = moves
+            .chars()
+            .enumerate()
+            .map(|(i, c)| {
+                if i == 5 {
+                    if c == 'U' { 'D' } else { 'U' }
+                } else {
+                    c
+                }
+            })
+            .collect();
+        std::fs::write(&bad, first.replace(moves, &swapped)).unwrap();
+        assert_input_error(&["2048", "replay", &bad], "line 1");
+    }
+    std::fs::write(dir.file("junk.jsonl"), "not json\n").unwrap();
+    assert_input_error(
+        &["2048", "replay", &dir.file("junk.jsonl")],
+        "not a game record",
+    );
+}
+
+#[test]
 fn greedy_play_with_gpu_lookups_matches_the_cpu() {
     if rollsim_gpu::test_gpu("greedy_play_with_gpu_lookups_matches_the_cpu").is_none() {
         return;

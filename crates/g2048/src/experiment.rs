@@ -445,7 +445,7 @@ pub fn run(
             let (_, r) = play_mc_games(
                 engine,
                 header.seed,
-                &games,
+                games.iter().map(|&g| Game::new(header.seed, g)).collect(),
                 n,
                 header.objective,
                 &mut |ended| {

@@ -7,6 +7,7 @@ pub mod experiment;
 pub mod ntuple;
 pub mod play;
 pub mod reach;
+pub mod replay;
 pub mod rollout;
 pub mod text;
 pub mod train;

@@ -31,7 +31,7 @@ use rollsim_core::rng::{MAX_MOVE_NUMBER, Stream};
 use rollsim_core::stats::Histogram;
 
 /// How a game stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GameState {
     Running,
@@ -50,6 +50,8 @@ pub struct Game {
     pub moves: u32,
     pub state: GameState,
     rng: Stream,
+    /// The moves played, one letter each ([`crate::replay::LETTERS`]), when logged.
+    log: Option<Vec<u8>>,
 }
 
 impl Game {
@@ -80,7 +82,18 @@ impl Game {
             moves: 0,
             state,
             rng,
+            log: None,
         }
+    }
+
+    /// Logs the moves from now on (for [`crate::replay::GameRecord`]).
+    pub fn log_moves(&mut self) {
+        self.log.get_or_insert_with(Vec::new);
+    }
+
+    /// The moves logged, if they are.
+    pub fn move_log(&self) -> Option<&[u8]> {
+        self.log.as_deref()
     }
 
     pub fn is_running(&self) -> bool {
@@ -92,6 +105,15 @@ impl Game {
     #[inline]
     pub fn play(&mut self, m: Moved) {
         debug_assert!(self.is_running() && m.board != self.board);
+        if let Some(log) = &mut self.log {
+            // The direction is not passed in (no player needs it); found again only here.
+            let t = tables();
+            let k = Dir::ALL
+                .iter()
+                .position(|&d| self.board.slide_with(t, d) == m)
+                .expect("a move of this board");
+            log.push(crate::replay::LETTERS[k]);
+        }
         if m.overflow {
             self.state = GameState::Overflow;
             return;
@@ -113,10 +135,15 @@ impl Game {
 
     /// One move of the random player: a uniformly random legal move.
     pub fn play_random(&mut self) {
-        match random_legal_move(tables(), self.board, &mut self.rng) {
+        match self.random_move() {
             Some((_, m)) => self.play(m),
             None => self.state = GameState::Over,
         }
+    }
+
+    /// The random player's next choice, drawn from the game's stream (which its spawns share).
+    pub fn random_move(&mut self) -> Option<(Dir, Moved)> {
+        random_legal_move(tables(), self.board, &mut self.rng)
     }
 
     /// Plays random moves to the end.
@@ -160,7 +187,7 @@ impl Objective {
 }
 
 /// Which player plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PlayerKind {
     /// A uniformly random legal move.
@@ -243,6 +270,8 @@ pub struct PlayConfig {
     /// Tile downgrading for the network players: leaves holding an exponent of this or more
     /// are valued as [`Board::downgraded`] (see [`Board::leaf`]). `None`: off.
     pub downgrade: Option<u8>,
+    /// Log every game's moves (see [`crate::replay`]).
+    pub record: bool,
 }
 
 impl PlayConfig {
@@ -254,6 +283,7 @@ impl PlayConfig {
             games,
             seed,
             downgrade: None,
+            record: false,
         }
     }
 
@@ -264,7 +294,15 @@ impl PlayConfig {
 
     /// The games played, at their start.
     pub fn new_games(&self) -> Vec<Game> {
-        self.indices().map(|i| Game::new(self.seed, i)).collect()
+        self.indices()
+            .map(|i| {
+                let mut g = Game::new(self.seed, i);
+                if self.record {
+                    g.log_moves();
+                }
+                g
+            })
+            .collect()
     }
 }
 
@@ -306,18 +344,11 @@ pub fn play_batch(
             rollouts: n,
             objective,
         } => {
-            let indices: Vec<u32> = config.indices().collect();
-            (games, rollouts) = play_mc_games(
-                engine,
-                config.seed,
-                &indices,
-                n,
-                objective,
-                &mut |finished| {
+            (games, rollouts) =
+                play_mc_games(engine, config.seed, games, n, objective, &mut |finished| {
                     progress(finished.len() as u64);
                     Ok(())
-                },
-            )?;
+                })?;
         }
     }
     Ok(Played {

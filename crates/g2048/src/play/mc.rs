@@ -70,21 +70,19 @@ pub fn evaluate_games(
         .collect())
 }
 
-/// The Monte Carlo player on the games numbered `indices` under `seed` (each exactly the game
-/// of that index in a full batch: its moves depend only on the seed, its index and `rollouts`,
+/// The Monte Carlo player on `games`, new games under `seed` (each played exactly as the game
+/// of its index in a full batch: its moves depend only on the seed, its index and `rollouts`,
 /// not on which other games share the batch), advanced in lockstep: every running game's
 /// candidates are evaluated in one engine call per step. After each step, `finished` gets the
-/// games that ended in it (if any). Returns the games, in `indices` order, and the rollouts
-/// played.
+/// games that ended in it (if any). Returns the games, in their order, and the rollouts played.
 pub fn play_mc_games(
     engine: &mut dyn RolloutEngine,
     seed: u64,
-    indices: &[u32],
+    mut games: Vec<Game>,
     rollouts: u32,
     objective: Objective,
     finished: &mut dyn FnMut(&[&Game]) -> anyhow::Result<()>,
 ) -> anyhow::Result<(Vec<Game>, u64)> {
-    let mut games: Vec<Game> = indices.iter().map(|&i| Game::new(seed, i)).collect();
     let mut played = 0u64;
     let mut choose = |live: &[&Game]| {
         let candidates = evaluate_games(engine, seed, live, rollouts)?;
