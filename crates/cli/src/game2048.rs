@@ -289,19 +289,30 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
             "--player {name} needs --weights FILE (a network from `rollsim 2048 train`)"
         )));
     }
-    if !uses_network && a.weights.is_some() {
-        return Err(input_error(
-            "--weights is for --player ntuple or expectimax",
-        ));
-    }
-    if a.depth.is_some() && kind != PlayerKind::Expectimax {
-        return Err(input_error("--depth is for --player expectimax"));
-    }
-    if a.downgrade_at.is_some() && !uses_network {
-        return Err(input_error(
-            "--downgrade-at is for --player ntuple or expectimax",
-        ));
-    }
+    let network_players = "--player ntuple or expectimax";
+    let mc = kind == PlayerKind::Mc;
+    super::refuse_flags(
+        &[
+            (
+                !uses_network && a.weights.is_some(),
+                "--weights",
+                network_players,
+            ),
+            (
+                !uses_network && a.downgrade_at.is_some(),
+                "--downgrade-at",
+                network_players,
+            ),
+            (
+                kind != PlayerKind::Expectimax && a.depth.is_some(),
+                "--depth",
+                "--player expectimax",
+            ),
+            (!mc && a.rollouts.is_some(), "--rollouts", "--player mc"),
+            (!mc && a.objective.is_some(), "--objective", "--player mc"),
+        ],
+        &format!("--player {name}"),
+    )?;
     let downgrade = match a.downgrade_at {
         None => None,
         Some(t) if t.is_power_of_two() && (8..=32768).contains(&t) => Some(t.ilog2() as u8),
@@ -311,11 +322,6 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
             )));
         }
     };
-    if kind != PlayerKind::Mc && (a.rollouts.is_some() || a.objective.is_some()) {
-        return Err(input_error(format!(
-            "--rollouts and --objective are for --player mc, not {name}"
-        )));
-    }
     if kind == PlayerKind::Random && a.compute.backend() == rollsim_gpu::Backend::Gpu {
         return Err(input_error(
             "--player random plays on CPU threads (it has nothing for a GPU to do); --backend \

@@ -149,6 +149,17 @@ impl ThreadArgs {
 #[error("{0}")]
 pub struct InputError(pub String);
 
+/// Refuses each flag given (`true`) where it does not apply, the one shape of that message:
+/// "`FLAG` is for `WHERE`, not `HERE`".
+pub fn refuse_flags(flags: &[(bool, &str, &str)], here: &str) -> anyhow::Result<()> {
+    match flags.iter().find(|&&(given, _, _)| given) {
+        Some((_, flag, applies)) => {
+            Err(input_error(format!("{flag} is for {applies}, not {here}")))
+        }
+        None => Ok(()),
+    }
+}
+
 /// An input error from any displayable cause.
 pub fn input_error(e: impl std::fmt::Display) -> anyhow::Error {
     InputError(e.to_string()).into()

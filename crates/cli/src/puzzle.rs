@@ -189,21 +189,32 @@ struct Solvers {
 impl Solvers {
     fn new(a: &SolverArgs, boards: &[Board], quiet: bool) -> anyhow::Result<Solvers> {
         let widths = |w: usize| boards.iter().any(|b| b.width() == w);
-        let method_flags = [
-            (a.plan.is_some(), "--plan", Method::Loop),
-            (a.pdb.is_some(), "--pdb", Method::Optimal),
-            (a.pdb_dir.is_some(), "--pdb-dir", Method::Optimal),
-            (a.node_limit.is_some(), "--node-limit", Method::Astar),
-        ];
-        for (given, flag, method) in method_flags {
-            if given && a.method != method {
-                return Err(input_error(format!(
-                    "{flag} is for --method {}, not {}",
-                    method.name(),
-                    a.method.name()
-                )));
-            }
-        }
+        let is = |m: Method| a.method == m;
+        super::refuse_flags(
+            &[
+                (
+                    a.plan.is_some() && !is(Method::Loop),
+                    "--plan",
+                    "--method loop",
+                ),
+                (
+                    a.pdb.is_some() && !is(Method::Optimal),
+                    "--pdb",
+                    "--method optimal",
+                ),
+                (
+                    a.pdb_dir.is_some() && !is(Method::Optimal),
+                    "--pdb-dir",
+                    "--method optimal",
+                ),
+                (
+                    a.node_limit.is_some() && !is(Method::Astar),
+                    "--node-limit",
+                    "--method astar",
+                ),
+            ],
+            &format!("--method {}", a.method.name()),
+        )?;
         let pdb = a.pdb.map_or(Partition::P78, Partition::from);
         if a.method == Method::Loop && widths(3) {
             return Err(input_error(

@@ -492,7 +492,7 @@ fn flags_that_do_not_apply_are_refused() {
     for (args, says) in [
         (
             &["2048", "play", "--rollouts", "10"][..],
-            "--rollouts and --objective are for --player mc",
+            "--rollouts is for --player mc, not --player random",
         ),
         (
             &["2048", "play", "--objective", "tilesum"][..],
