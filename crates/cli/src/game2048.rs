@@ -144,7 +144,8 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 0.0)]
     lambda: f32,
     /// Multi-stage network: split the weights at these tiles (e.g. 16384, or 8192,16384); a
-    /// board's stage is how many of them its largest tile reaches. New networks only.
+    /// board's stage is how many of them its largest tile reaches. With --resume of a
+    /// one-stage network: weight promotion, every stage starting from its trained weights.
     #[arg(long, value_delimiter = ',', value_name = "TILES")]
     stages: Vec<u32>,
     /// Optimistic initialisation: every board's value before training (e.g. 320000). New
@@ -782,9 +783,9 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
             a.init
         )));
     }
-    if a.resume.is_some() && (!a.stages.is_empty() || a.init != 0.0) {
+    if a.resume.is_some() && a.init != 0.0 {
         return Err(input_error(
-            "--stages and --init shape a new network; a resumed one keeps its file's",
+            "--init shapes a new network; a resumed one keeps its file's weights",
         ));
     }
     let out_dir = a
@@ -819,7 +820,15 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
                     net.tuples()
                 )));
             }
-            net.into_f32()
+            let net = net.into_f32();
+            if a.stages.is_empty() {
+                net
+            } else {
+                // Weight promotion: each new stage starts from the trained weights.
+                net.into_stages(&a.stages).map_err(|e| {
+                    input_error(format!("--stages on --resume {}: {e}", path.display()))
+                })?
+            }
         }
         None => {
             let recipe = Recipe {

@@ -391,6 +391,21 @@ fn bad_weights_and_settings_exit_2_naming_the_problem() {
             ],
             "a resumed one keeps its file's",
         ),
+        (
+            &[
+                "2048",
+                "train",
+                "--games",
+                "100",
+                "--out",
+                &net,
+                "--resume",
+                &net,
+                "--stages",
+                "8,16,32,64",
+            ],
+            "stage splits",
+        ),
     ] {
         assert_input_error(args, says);
     }

@@ -246,6 +246,44 @@ impl Network {
         }
     }
 
+    /// Splits a one-stage f32 network into the stages of `splits` (tile values), each stage
+    /// starting from the network's weights and TC state: weight promotion (Jaśkowski), done
+    /// at once rather than weight by weight. The recipe keeps its sessions.
+    pub fn into_stages(self, splits: &[u32]) -> Result<Network, NetworkError> {
+        if !self.splits.is_empty() {
+            return Err(NetworkError::Recipe(format!(
+                "the network has stages already ({:?})",
+                self.recipe.stages
+            )));
+        }
+        let recipe = Recipe {
+            stages: splits.to_vec(),
+            ..self.recipe.clone()
+        };
+        let n = weights_needed(&self.tuples, &recipe)?;
+        let Weights::F32(w) = &self.weights else {
+            return Err(NetworkError::Recipe(
+                "stages are made from f32 weights".into(),
+            ));
+        };
+        let len = self.stage_len;
+        let mut weights = huge_vec(n);
+        weights.extend((0..n).map(|i| AtomicU32::new(w[i % len].load(Relaxed))));
+        let coherence = self.coherence.as_ref().map(|c| {
+            let mut v = huge_vec(n);
+            v.extend((0..n).map(|i| AtomicU64::new(c[i % len].load(Relaxed))));
+            v.into_boxed_slice()
+        });
+        let mut net = Network::assemble(
+            self.tuples.clone(),
+            Weights::F32(weights.into_boxed_slice()),
+            self.games,
+            recipe,
+        );
+        net.coherence = coherence;
+        Ok(net)
+    }
+
     /// What the weights are and how they were trained.
     pub fn recipe(&self) -> &Recipe {
         &self.recipe
@@ -972,6 +1010,31 @@ mod tests {
             staged.values4(&[b], &mut values);
             assert_eq!(values[0], alone[stage].value(b));
         }
+    }
+
+    #[test]
+    fn promoted_stages_start_from_the_one_stage_weights() {
+        let mut one = integer_network(small_tuples(), 12);
+        one.enable_coherence();
+        let mut rng = Stream::new(13, [0, 0, 0]);
+        let b = random_board(&mut rng, 12);
+        one.td_update(b, 500.0, 0.01);
+        let state = one.coherence_state(one.feature_indexes(b)[0]);
+        let values: Vec<f32> = (0..500)
+            .map(|_| one.value(random_board(&mut rng, 13)))
+            .collect();
+        let mut rng = Stream::new(13, [0, 0, 0]);
+        let _ = random_board(&mut rng, 12);
+        let staged = one.into_stages(&[512, 4096]).unwrap();
+        assert_eq!(staged.recipe().stages, vec![512, 4096]);
+        for v in values {
+            assert_eq!(staged.value(random_board(&mut rng, 13)), v);
+        }
+        let i = staged.feature_indexes(b)[0] % staged.stage_len();
+        for s in 0..3 {
+            assert_eq!(staged.coherence_state(s * staged.stage_len() + i), state);
+        }
+        assert!(staged.into_stages(&[8192]).is_err(), "stages already");
     }
 
     #[test]
