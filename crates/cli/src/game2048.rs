@@ -489,8 +489,10 @@ fn print_report(r: &Report) {
     outln!("backend     {backend}");
     outln!("games       {} (seed {})", r.games, r.seed);
     outln!(
-        "score       mean {:.1}, median {:.1}, sd {:.1}, min {}, max {}",
+        "score       mean {:.1} [95% CI {:.1}, {:.1}], median {:.1}, sd {:.1}, min {}, max {}",
         r.score.mean,
+        r.score.mean_ci95.lo,
+        r.score.mean_ci95.hi,
         r.score.median,
         r.score.sd,
         r.score.min,
@@ -499,8 +501,22 @@ fn print_report(r: &Report) {
     let reach: Vec<String> = r
         .reach
         .iter()
-        .filter(|&(_, &p)| p > 0.0)
-        .map(|(t, p)| format!("{t} {:.1}%", 100.0 * p))
+        // Every tile reached, and the first one not reached (its interval bounds the rate).
+        .scan(true, |more, (t, p)| {
+            let show = *more;
+            *more = *p > 0.0;
+            Some(show.then_some((t, p)))
+        })
+        .flatten()
+        .map(|(t, p)| {
+            let ci = r.reach_ci95[t];
+            format!(
+                "{t} {:.1}% [{:.1}, {:.1}]",
+                100.0 * p,
+                100.0 * ci.lo,
+                100.0 * ci.hi
+            )
+        })
         .collect();
     outln!(
         "reached     {}",

@@ -42,6 +42,14 @@ impl Reached {
         EXPONENTS.zip(&self.at_least).map(|(e, &n)| (1u32 << e, n))
     }
 
+    /// Per tile, the 95% Wilson interval of the share of games that reached it.
+    pub fn intervals95(&self) -> BTreeMap<u32, rollsim_core::stats::Interval> {
+        use rollsim_core::stats::{Z95, wilson};
+        self.counts()
+            .map(|(t, n)| (t, wilson(n, self.games, Z95)))
+            .collect()
+    }
+
     /// Per tile, the share of games that reached it (0 with no games).
     pub fn rates(&self) -> BTreeMap<u32, f64> {
         let games = self.games.max(1) as f64;

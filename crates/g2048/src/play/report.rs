@@ -11,6 +11,8 @@ pub struct ScoreStats {
     pub min: u64,
     /// Sample standard deviation.
     pub sd: f64,
+    /// The mean's 95% interval (normal approximation).
+    pub mean_ci95: rollsim_core::stats::Interval,
 }
 
 /// The network a batch was played with, as reported.
@@ -48,6 +50,8 @@ pub struct Report {
     pub score: ScoreStats,
     /// Fraction of games whose largest tile reached each value, 128 to 65536.
     pub reach: BTreeMap<u32, f64>,
+    /// The 95% Wilson interval of each reach rate.
+    pub reach_ci95: BTreeMap<u32, rollsim_core::stats::Interval>,
     /// Games that stopped because a move would have merged two 32768 tiles.
     pub overflow_games: u32,
     pub moves_per_game: f64,
@@ -90,6 +94,7 @@ impl Tally {
             max: s.max,
             min: s.min,
             sd: if s.n == 0 { 0.0 } else { s.sd },
+            mean_ci95: s.mean_interval(rollsim_core::stats::Z95),
         }
     }
 }
@@ -134,6 +139,7 @@ impl Report {
             threads: rayon::current_num_threads(),
             score: tally.score_stats(),
             reach,
+            reach_ci95: tally.reach.intervals95(),
             overflow_games: tally.overflow as u32,
             moves_per_game: tally.moves as f64 / n,
             seconds,
