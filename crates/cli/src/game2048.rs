@@ -316,12 +316,14 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
     )?;
     let downgrade = match a.downgrade_at {
         None => None,
-        Some(t) if t.is_power_of_two() && (8..=32768).contains(&t) => Some(t.ilog2() as u8),
-        Some(t) => {
-            return Err(input_error(format!(
-                "--downgrade-at {t} is not a tile from 8 to 32768"
-            )));
-        }
+        Some(t) => match rollsim_2048::board::tile_exponent(t).filter(|&e| e >= 3) {
+            Some(e) => Some(e),
+            None => {
+                return Err(input_error(format!(
+                    "--downgrade-at {t} is not a tile from 8 to 32768"
+                )));
+            }
+        },
     };
     if kind == PlayerKind::Random && a.compute.backend() == rollsim_gpu::Backend::Gpu {
         return Err(input_error(

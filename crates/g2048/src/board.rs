@@ -13,6 +13,12 @@ use rollsim_core::rng::Stream;
 /// The largest exponent a cell can hold: 15, a 32768 tile.
 pub const MAX_EXPONENT: u8 = 15;
 
+/// The exponent of a tile value a board can hold (2 to 32768), `None` for any other number.
+pub fn tile_exponent(tile: u32) -> Option<u8> {
+    (tile >= 2 && tile.is_power_of_two() && tile.trailing_zeros() <= u32::from(MAX_EXPONENT))
+        .then(|| tile.trailing_zeros() as u8)
+}
+
 /// Set in a row's reward entry when a move would merge two 32768 tiles into an unrepresentable
 /// 65536. Four row rewards are summed per move, each below 2^18, so the flag survives the sum.
 pub const OVERFLOW_FLAG: u32 = 1 << 24;

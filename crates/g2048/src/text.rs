@@ -8,7 +8,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::board::{Board, MAX_EXPONENT};
+use super::board::Board;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BoardParseError {
@@ -44,10 +44,7 @@ fn parse_tile(text: &str, row: usize, col: usize) -> Result<u8, BoardParseError>
     let v: u32 = text.parse().map_err(|_| bad())?;
     match v {
         0 => Ok(0),
-        v if v >= 2 && v.is_power_of_two() && v.trailing_zeros() <= u32::from(MAX_EXPONENT) => {
-            Ok(v.trailing_zeros() as u8)
-        }
-        _ => Err(bad()),
+        v => crate::board::tile_exponent(v).ok_or_else(bad),
     }
 }
 

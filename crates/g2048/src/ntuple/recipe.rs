@@ -76,10 +76,9 @@ impl Recipe {
         }
         let mut out = Vec::with_capacity(self.stages.len());
         for &t in &self.stages {
-            if !t.is_power_of_two() || !(8..=32768).contains(&t) {
+            let Some(e) = crate::board::tile_exponent(t).filter(|&e| e >= 3) else {
                 return bad(format!("stage split {t} is not a tile from 8 to 32768"));
-            }
-            let e = t.trailing_zeros() as u8;
+            };
             if out.last().is_some_and(|&l| l >= e) {
                 return bad(format!("stage splits {:?} do not increase", self.stages));
             }
