@@ -3,6 +3,7 @@
 thread each, side by side on this machine, runs alternating:
 
   python3 results/tdl2048_compare.py ROLLSIM TDL2048 [--runs 3] [--games 20000]
+  python3 results/tdl2048_compare.py --report results/tdl2048-compare.json   (the table again)
 
 For each recipe (TD(0) alpha 0.1; TC alpha 1 with TD(lambda 0.5)) it trains the standard 4x6
 network for --games games with each tool, then plays 10,000 greedy games with the network just
@@ -18,8 +19,9 @@ import tempfile
 import time
 
 ap = argparse.ArgumentParser()
-ap.add_argument("rollsim")
-ap.add_argument("tdl")
+ap.add_argument("rollsim", nargs="?")
+ap.add_argument("tdl", nargs="?")
+ap.add_argument("--report", help="print the table of an earlier run's JSON, running nothing")
 ap.add_argument("--runs", type=int, default=3)
 ap.add_argument("--games", type=int, default=20000)
 args = ap.parse_args()
@@ -73,23 +75,27 @@ def tdl(extra, seed):
             "test_moves_per_s": rate(test), "test_mean": mean}
 
 
-runs = []
-for recipe, (r_extra, t_extra) in RECIPES.items():
-    for k in range(args.runs):
-        for tool, f, extra in (("rollsim", rollsim, r_extra), ("TDL2048+", tdl, t_extra)):
-            r = f(extra, k + 1)
-            runs.append({"recipe": recipe, "tool": tool, "run": k + 1, **r})
-            print(json.dumps(runs[-1]), flush=True)
-
-json.dump({"games": args.games, "runs": runs}, open("results/tdl2048-compare.json", "w"), indent=1)
+if args.report:
+    saved = json.load(open(args.report))
+    args.games, runs = saved["games"], saved["runs"]
+else:
+    runs = []
+    for recipe, (r_extra, t_extra) in RECIPES.items():
+        for k in range(args.runs):
+            for tool, f, extra in (("rollsim", rollsim, r_extra), ("TDL2048+", tdl, t_extra)):
+                r = f(extra, k + 1)
+                runs.append({"recipe": recipe, "tool": tool, "run": k + 1, **r})
+                print(json.dumps(runs[-1]), flush=True)
+    json.dump({"games": args.games, "runs": runs}, open("results/tdl2048-compare.json", "w"), indent=1)
 
 
 def median(xs):
     xs = sorted(xs)
-    return xs[len(xs) // 2]
+    mid = len(xs) // 2
+    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
 
 
-print(f"\n| recipe ({args.games} training games, 1 thread) | tool | training moves/s | training wall | testing moves/s (10,000 greedy games) | test mean score |")
+print(f"\n| recipe ({args.games} training games, 1 thread; median of {max(r['run'] for r in runs)} runs) | tool | training moves/s | training wall | testing moves/s (10,000 greedy games) | test mean score |")
 print("|---|---|---|---|---|---|")
 for recipe in RECIPES:
     for tool in ("rollsim", "TDL2048+"):
