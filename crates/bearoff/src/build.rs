@@ -2,6 +2,7 @@
 //! pass (cubeless, then cubeful), with checkpoints from which a killed build resumes to the
 //! same bytes; a one-sided table level by level straight into gnubg's format.
 
+use rollsim_core::progress::Progress;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -11,7 +12,7 @@ use super::format::{GNUBG_ENTRIES, GnubgOneSidedWriter, gnubg_entries};
 use super::one_sided::{Level, Pass as OneSidedPass, Plays, Prob, sweep as one_sided_sweep};
 use super::plan::Plan;
 use super::position::Space;
-use super::table::{Partial, Progress, Section};
+use super::table::{Partial, Reached, Section};
 use rollsim_core::memory::huge_filled;
 
 /// How a build reports and checkpoints.
@@ -23,9 +24,9 @@ pub struct Options<'a> {
     /// Sync the finished file to disk (not for a table that is only converted and removed).
     pub durable: bool,
     /// Pairs done, as they are done (all done before `first` on resuming, in one call).
-    pub progress: &'a (dyn Fn(u64) + Sync),
+    pub progress: &'a dyn Progress,
     /// Called once when the build resumes from a checkpoint, with the pairs already done.
-    pub resumed: &'a mut dyn FnMut(Progress, u64),
+    pub resumed: &'a mut dyn FnMut(Reached, u64),
 }
 
 /// For tests of resuming: the process kills itself right after this many checkpoints.
@@ -81,7 +82,7 @@ pub fn build_two_sided(
     for (section, cell) in plan.passes() {
         let first = match resumed {
             Some(p) if p.section > section => {
-                (opts.progress)(moves.n as u64 * moves.n as u64);
+                opts.progress.inc(moves.n as u64 * moves.n as u64);
                 continue;
             }
             Some(p) if p.section == section => p.levels_done,
@@ -111,7 +112,7 @@ pub struct Pass<'a> {
     pub(crate) section: Section,
     /// The first level to sweep: 0, or where a resumed build stopped.
     pub(crate) first: usize,
-    progress: &'a (dyn Fn(u64) + Sync),
+    progress: &'a dyn Progress,
     every: Duration,
     last: Instant,
     checkpoints: &'a mut u32,
@@ -122,9 +123,10 @@ impl Pass<'_> {
     /// After each level: its progress, and a checkpoint when one is due.
     pub(crate) fn level_done(&mut self, level: usize) -> std::io::Result<()> {
         let n = self.moves.n;
-        (self.progress)((self.moves.levels[level].len() * n) as u64);
+        self.progress
+            .inc((self.moves.levels[level].len() * n) as u64);
         if self.last.elapsed() >= self.every {
-            self.partial.checkpoint(Progress {
+            self.partial.checkpoint(Reached {
                 section: self.section,
                 levels_done: level + 1,
             })?;
@@ -141,12 +143,12 @@ impl Pass<'_> {
     pub(crate) fn skip(&self) -> bool {
         let n = self.moves.n;
         if self.first >= self.moves.levels.len() {
-            (self.progress)((n * n) as u64);
+            self.progress.inc((n * n) as u64);
             return true;
         }
         let done = self.moves.pairs_below(self.first);
         if done > 0 {
-            (self.progress)(done);
+            self.progress.inc(done);
         }
         false
     }
@@ -207,7 +209,7 @@ pub fn build_one_sided_gnubg<P: Prob>(
     compressed: bool,
     out: &mut (impl Write + Seek + Send),
     spill_dir: &Path,
-    progress: &(dyn Fn(u64) + Sync),
+    progress: &dyn Progress,
 ) -> anyhow::Result<()> {
     let side_by_side = space.len() <= SIDE_BY_SIDE_MAX;
     rayon::scope(|_| {
@@ -260,7 +262,7 @@ fn one_sided_gnubg<P: Prob>(
     compressed: bool,
     out: &mut (impl Write + Seek + Send),
     spill_dir: &Path,
-    progress: &(dyn Fn(u64) + Sync),
+    progress: &dyn Progress,
 ) -> anyhow::Result<()> {
     let mut writer = GnubgOneSidedWriter::new(space, compressed, first_off, Some(spill_dir), out)?;
     if !first_off {
@@ -308,7 +310,7 @@ fn none_to_go() -> [u16; GNUBG_ENTRIES] {
 /// distributions of the positions that still have every checker, in the sweep's order.
 fn first_off_pass<P: Prob>(
     space: Space,
-    progress: &(dyn Fn(u64) + Sync),
+    progress: &dyn Progress,
     hand: &mut (dyn FnMut(Vec<FirstOff>) -> anyhow::Result<()> + Send),
 ) -> anyhow::Result<()> {
     let none = none_to_go();
@@ -334,7 +336,7 @@ fn first_off_pass<P: Prob>(
 /// first-off distribution (in a file with them) from `first_off`, a level a call.
 fn bearoff_pass<P: Prob, W: Write + Seek + Send>(
     space: Space,
-    progress: &(dyn Fn(u64) + Sync),
+    progress: &dyn Progress,
     writer: &mut GnubgOneSidedWriter<'_, W>,
     first_off: &mut (dyn FnMut() -> anyhow::Result<Option<Vec<FirstOff>>> + Send),
 ) -> anyhow::Result<()> {
@@ -370,7 +372,7 @@ const FIRST_OFF_AHEAD: usize = 2;
 /// Both passes at once, the first-off pass handing over its levels through a channel.
 fn both_at_once<P: Prob, W: Write + Seek + Send>(
     space: Space,
-    progress: &(dyn Fn(u64) + Sync),
+    progress: &dyn Progress,
     writer: &mut GnubgOneSidedWriter<'_, W>,
 ) -> anyhow::Result<()> {
     // The first-off pass runs in a pool of its own: a worker blocked on the hand-over must not

@@ -11,6 +11,7 @@
 //! play of every roll.
 
 use rayon::prelude::*;
+use rollsim_core::progress::Progress;
 
 use super::columns::Window;
 use super::moves::{Roll, Unranked};
@@ -280,7 +281,7 @@ pub fn sweep_bytes(space: Space, prob_bytes: u64, width: u64) -> u64 {
 pub fn sweep<P: Prob, E: Send>(
     space: &Space,
     pass: Pass,
-    progress: &(dyn Fn(u64) + Sync),
+    progress: &dyn Progress,
     sink: &mut (dyn FnMut(&Level<P>) -> Result<(), E> + Send),
 ) -> Result<(), E> {
     let sizes = space.level_sizes();
@@ -295,7 +296,7 @@ fn sweep_with<P: Prob, E: Send, C: ChainSlots>(
     space: &Space,
     sizes: &[u64],
     pass: Pass,
-    progress: &(dyn Fn(u64) + Sync),
+    progress: &dyn Progress,
     sink: &mut (dyn FnMut(&Level<P>) -> Result<(), E> + Send),
 ) -> Result<(), E> {
     let n = space.len();
@@ -367,7 +368,7 @@ fn sweep_with<P: Prob, E: Send, C: ChainSlots>(
             },
         );
         sunk?;
-        progress(positions.len() as u64);
+        progress.inc(positions.len() as u64);
         std::mem::swap(&mut level, &mut next);
     }
     Ok(())
@@ -705,7 +706,7 @@ impl Collected {
         space: &Space,
         terminal_below: u32,
         plays: Plays,
-        progress: &(dyn Fn(u64) + Sync),
+        progress: &dyn Progress,
     ) -> Collected {
         Collected::run(space, terminal_below, plays, false, progress)
     }
@@ -715,7 +716,7 @@ impl Collected {
         terminal_below: u32,
         plays: Plays,
         keep_plays: bool,
-        progress: &(dyn Fn(u64) + Sync),
+        progress: &dyn Progress,
     ) -> Collected {
         let n = space.len();
         let mut c = Collected {
@@ -854,7 +855,7 @@ impl OneSided {
     /// (median of 100 builds of 15x6 with gammons, three runs each: 66.8-68.4 ms from outside,
     /// 52.9-57.2 ms on a worker). With gammons the two passes run side by side, which keeps
     /// both threads busy in the small levels.
-    pub fn build_cpu(space: Space, gammon: bool, progress: &(dyn Fn(u64) + Sync)) -> OneSided {
+    pub fn build_cpu(space: Space, gammon: bool, progress: &dyn Progress) -> OneSided {
         rayon::scope(|_| {
             let pass = |below| Collected::sweep(&space, below, Plays::Best, progress);
             let (off, first_off) = if has_first_off(&space, gammon) {
@@ -874,7 +875,7 @@ impl OneSided {
     pub fn build_with(
         space: Space,
         gammon: bool,
-        progress: &(dyn Fn(u64) + Sync),
+        progress: &dyn Progress,
         solver: &mut dyn PlaySolver,
     ) -> anyhow::Result<OneSided> {
         rayon::scope(move |_| {

@@ -34,6 +34,7 @@
 //! While it is built the table lives in `OUT.partial` beside the output, with a checkpoint
 //! `OUT.partial.ckpt` ([`Partial`]); the finished file is renamed into place.
 
+use rollsim_core::progress::Progress;
 use std::fs::{self, File};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -386,7 +387,7 @@ impl Table {
     /// Checks every column against its checksum, on CPU threads; `progress` gets the bytes
     /// checked as it goes. Returns the sections that do not match.
     /// A column that cannot be read (an I/O error) counts as damaged.
-    pub fn verify(&self, progress: &(dyn Fn(u64) + Sync)) -> Vec<BadColumn> {
+    pub fn verify(&self, progress: &dyn Progress) -> Vec<BadColumn> {
         use rayon::prelude::*;
         let n = self.layout.n();
         let crcs = self.crc_table();
@@ -399,7 +400,7 @@ impl Table {
             .into_par_iter()
             .map_init(Vec::new, |buf, (section, them)| {
                 let read = self.read_column(section, them, buf);
-                progress(buf.len() as u64);
+                progress.inc(buf.len() as u64);
                 let entry = (section as u64 * n + them) as usize;
                 let ok = read.is_ok() && crc32fast::hash(buf) == u32_at(crcs, 4 * entry);
                 (!ok).then_some(BadColumn { section, them })
@@ -621,7 +622,7 @@ const CHECKPOINT_MAGIC: &[u8; 8] = b"RSBOCKPT";
 /// Where a build stands: sections before `section` are complete, and in `section` every level
 /// below `levels_done`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Progress {
+pub struct Reached {
     pub section: Section,
     pub levels_done: usize,
 }
@@ -641,11 +642,7 @@ impl Partial {
     /// Opens the build of `layout` into `out`: resumes `OUT.partial` if its checkpoint is for
     /// the same table and its file is whole, else starts it afresh. The caller holds
     /// [`rollsim_core::files::lock_for_writing`] on `out`, so two builds never write one table.
-    pub fn open(
-        out: &Path,
-        layout: Layout,
-        fresh: bool,
-    ) -> io::Result<(Partial, Option<Progress>)> {
+    pub fn open(out: &Path, layout: Layout, fresh: bool) -> io::Result<(Partial, Option<Reached>)> {
         let (_, dir) = rollsim_core::files::name_and_dir(out)?;
         fs::create_dir_all(dir)?;
         let path = partial_path(out)?;
@@ -685,7 +682,7 @@ impl Partial {
         &self.path
     }
 
-    fn read_checkpoint(&self) -> Option<Progress> {
+    fn read_checkpoint(&self) -> Option<Reached> {
         let bytes = fs::read(&self.checkpoint).ok()?;
         let entries = self.crcs.len();
         let want = 8 + HEADER + 8 + 4 * entries + 4;
@@ -713,7 +710,7 @@ impl Partial {
         for (i, c) in self.crcs.iter().enumerate() {
             c.store(u32_at(body, at + 8 + 4 * i), Ordering::Relaxed);
         }
-        Some(Progress {
+        Some(Reached {
             section,
             levels_done,
         })
@@ -771,15 +768,15 @@ impl Partial {
         (section as u64 * self.layout.n() + u64::from(them)) as usize
     }
 
-    /// Makes every column written so far durable, then records `progress` (written atomically),
+    /// Makes every column written so far durable, then records `reached` (written atomically),
     /// so that a build killed after this resumes from here.
-    pub fn checkpoint(&self, progress: Progress) -> io::Result<()> {
+    pub fn checkpoint(&self, reached: Reached) -> io::Result<()> {
         self.file.sync_data()?;
         let mut body = Vec::with_capacity(8 + HEADER + 8 + 4 * self.crcs.len() + 4);
         body.extend(CHECKPOINT_MAGIC);
         body.extend(self.layout.header(0));
-        body.extend((progress.section as u32).to_le_bytes());
-        body.extend((progress.levels_done as u32).to_le_bytes());
+        body.extend((reached.section as u32).to_le_bytes());
+        body.extend((reached.levels_done as u32).to_le_bytes());
         for c in &self.crcs {
             body.extend(c.load(Ordering::Relaxed).to_le_bytes());
         }

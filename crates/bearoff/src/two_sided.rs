@@ -9,6 +9,8 @@
 
 #[cfg(test)]
 use rayon::prelude::*;
+#[cfg(test)]
+use rollsim_core::progress::Progress;
 
 use super::columns::Real;
 #[cfg(test)]
@@ -113,11 +115,7 @@ impl TwoSided {
 
     /// Solves the table on CPU threads (with cubeful equities if asked), calling `progress`
     /// with the pairs done by each level of each sweep.
-    pub fn build_with_progress(
-        space: Space,
-        cubeful: bool,
-        progress: &(dyn Fn(u64) + Sync),
-    ) -> TwoSided {
+    pub fn build_with_progress(space: Space, cubeful: bool, progress: &dyn Progress) -> TwoSided {
         let win = sweep::<1, Cubeless>(space, progress);
         TwoSided {
             space,
@@ -129,7 +127,7 @@ impl TwoSided {
 
 #[cfg(test)]
 /// The cubeful equities of every pair (see [`TwoSided::cubeful`]), on CPU threads.
-pub fn cubeful_equities(space: Space, progress: &(dyn Fn(u64) + Sync)) -> Vec<[f64; 3]> {
+pub fn cubeful_equities(space: Space, progress: &dyn Progress) -> Vec<[f64; 3]> {
     sweep::<3, Cubeful>(space, progress)
 }
 
@@ -139,17 +137,14 @@ pub fn cubeful_equities(space: Space, progress: &(dyn Fn(u64) + Sync)) -> Vec<[f
 /// median of 15 builds of 6x6, two runs each: 390-421 ms from outside, 356-359 ms on a worker).
 ///
 /// [`OneSided::build_cpu`]: super::OneSided::build_cpu
-fn sweep<const K: usize, V: Values<K>>(
-    space: Space,
-    progress: &(dyn Fn(u64) + Sync),
-) -> Vec<[f64; K]> {
+fn sweep<const K: usize, V: Values<K>>(space: Space, progress: &dyn Progress) -> Vec<[f64; K]> {
     rayon::scope(|_| sweep_levels::<K, V>(space, progress))
 }
 
 #[cfg(test)]
 fn sweep_levels<const K: usize, V: Values<K>>(
     space: Space,
-    progress: &(dyn Fn(u64) + Sync),
+    progress: &dyn Progress,
 ) -> Vec<[f64; K]> {
     let n = space.len();
     let levels = Levels::new(&space).by_pips;
@@ -167,7 +162,7 @@ fn sweep_levels<const K: usize, V: Values<K>>(
             values[us as usize * n + them as usize] = v;
             chains[them as usize * n + us as usize] = c;
         }
-        progress(pairs.len() as u64);
+        progress.inc(pairs.len() as u64);
     }
     values
 }

@@ -294,9 +294,10 @@ pub fn puzzle_optimal(
     partition: rollsim_puzzle::pdb::Partition,
     count: u32,
 ) -> anyhow::Result<Measurement> {
+    use rollsim_core::progress::Silent;
     use rollsim_puzzle::generate::random_board;
     use rollsim_puzzle::ida::{PdbHeuristic, solve};
-    use rollsim_puzzle::pdb::{Silent, default_dir, load_or_build};
+    use rollsim_puzzle::pdb::{default_dir, load_or_build};
     let dir = default_dir();
     let dbs = partition
         .patterns()

@@ -1,5 +1,6 @@
 //! The command line's value enums: each mirrors a domain enum variant by variant, with the help
-//! text of its values, and converts into it. The domain crates know nothing of clap.
+//! text of its values, and converts into it and back, both by exhaustive matches, so that
+//! neither side can gain a variant the other lacks. The domain crates know nothing of clap.
 
 use rollsim_2048::{Objective, PlayerKind};
 use rollsim_gpu::Backend;
@@ -18,6 +19,16 @@ macro_rules! mirror {
             fn from(a: $arg) -> $domain {
                 match a {
                     $($arg::$v => $domain::$dv,)+
+                }
+            }
+        }
+
+        // Unused, but exhaustive: a variant added to the domain enum fails to compile here
+        // until the command line has it.
+        impl From<$domain> for $arg {
+            fn from(d: $domain) -> $arg {
+                match d {
+                    $($domain::$dv => $arg::$v,)+
                 }
             }
         }

@@ -24,7 +24,7 @@ use rollsim_bearoff::one_sided::{
     Fixed31, PIPS_PER_ROLL, has_first_off, mean_sd, race_win_probability, sweep_bytes,
 };
 use rollsim_bearoff::plan::{HEADROOM_BYTES, Plan, Precision};
-use rollsim_bearoff::table::{Equities, Progress, Table as TwoSidedTable, is_table, partial_path};
+use rollsim_bearoff::table::{Equities, Reached, Table as TwoSidedTable, is_table, partial_path};
 use rollsim_bearoff::{OneSided, Space};
 use rollsim_core::files::{parent_dir, write_atomically};
 use rollsim_core::memory::{human, memory_available};
@@ -556,7 +556,7 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
     let mut resumed_pairs = None;
     {
         let progress = |k| bar.inc(k);
-        let mut resumed = |p: Progress, done: u64| {
+        let mut resumed = |p: Reached, done: u64| {
             resumed_pairs = Some(done);
             if !quiet {
                 eprintln!(

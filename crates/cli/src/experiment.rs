@@ -13,6 +13,7 @@ use rollsim_2048::experiment::{
     summarize, write_csv,
 };
 use rollsim_2048::reach::{Reached, SHOWN_FROM};
+use rollsim_core::progress::Progress;
 
 #[derive(ClapArgs, Debug)]
 pub struct ExperimentArgs {
@@ -102,18 +103,24 @@ pub fn experiment(a: ExperimentArgs) -> anyhow::Result<()> {
     }
     if total > 0 {
         let mut engine = rollout_engine(a.compute.backend())?;
-        let bar = progress_bar_with_message(total, "games", a.output.quiet);
-        experiment::run(
-            &header,
-            &mut results,
-            engine.as_mut(),
-            &mut |n, k| bar.set_message(format!("N={n} ({k} games)")),
-            &|k| bar.inc(k),
-        )?;
-        bar.finish_and_clear();
+        let bar = Points(progress_bar_with_message(total, "games", a.output.quiet));
+        experiment::run(&header, &mut results, engine.as_mut(), &bar)?;
+        bar.0.finish_and_clear();
     }
     let file = read_results(out).map_err(classify)?;
     report(out, &summarize(&file), a.output.json)
+}
+
+/// One bar over every sweep point, its message naming the point being played.
+struct Points(indicatif::ProgressBar);
+
+impl Progress for Points {
+    fn start(&self, _: u64, what: &str) {
+        self.0.set_message(what.to_string());
+    }
+    fn inc(&self, n: u64) {
+        self.0.inc(n);
+    }
 }
 
 fn report(path: &std::path::Path, s: &Summary, json: bool) -> anyhow::Result<()> {
@@ -143,6 +150,7 @@ fn report(path: &std::path::Path, s: &Summary, json: bool) -> anyhow::Result<()>
         ("games", Right),
         ("mean score [95% CI]", Right),
         ("median", Right),
+        ("simulated moves/game", Right),
     ];
     columns.extend(tiles.iter().map(|t| (t.as_str(), Right)));
     let mut table = Table::new(&columns);
@@ -159,6 +167,11 @@ fn report(path: &std::path::Path, s: &Summary, json: bool) -> anyhow::Result<()>
                 p.score.mean, p.score.mean_ci95.lo, p.score.mean_ci95.hi
             ),
             format!("{:.1}", p.score.median),
+            match p.simulated_moves_per_game {
+                // Files written before the effort was kept.
+                0.0 => "-".to_string(),
+                m => format!("{m:.3e}"),
+            },
         ];
         cells.extend(p.reach.iter().filter(|r| r.tile >= SHOWN_FROM).map(|r| {
             format!(

@@ -7,6 +7,9 @@ use std::fmt;
 use std::io::{self, Write};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use rollsim_core::progress::Progress;
 
 static CLOSED: AtomicBool = AtomicBool::new(false);
 static FAILED: Mutex<Option<io::Error>> = Mutex::new(None);
@@ -128,6 +131,47 @@ impl Table {
     pub fn print(&self) {
         for l in self.lines() {
             line(format_args!("{l}"));
+        }
+    }
+}
+
+/// The command line's [`Progress`]: each phase's description on stderr, its bar, and how long
+/// it took; nothing when quiet.
+pub struct Bar {
+    unit: &'static str,
+    quiet: bool,
+    phase: Mutex<Option<(indicatif::ProgressBar, Instant)>>,
+}
+
+impl Bar {
+    pub fn new(unit: &'static str, quiet: bool) -> Bar {
+        Bar {
+            unit,
+            quiet,
+            phase: Mutex::new(None),
+        }
+    }
+}
+
+impl Progress for Bar {
+    fn start(&self, len: u64, what: &str) {
+        if !self.quiet {
+            eprintln!("{what}");
+        }
+        let bar = crate::progress_bar(len, self.unit, self.quiet);
+        *self.phase.lock().unwrap() = Some((bar, Instant::now()));
+    }
+    fn inc(&self, n: u64) {
+        if let Some((bar, _)) = self.phase.lock().unwrap().as_ref() {
+            bar.inc(n);
+        }
+    }
+    fn finish(&self) {
+        if let Some((bar, started)) = self.phase.lock().unwrap().take() {
+            bar.finish_and_clear();
+            if !self.quiet {
+                eprintln!("done in {:.1} s", started.elapsed().as_secs_f64());
+            }
         }
     }
 }

@@ -3,7 +3,6 @@
 use rollsim_core::text::count;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::Context;
@@ -13,7 +12,8 @@ use serde::Serialize;
 
 use super::{CpuComputeArgs, OutputArgs, input_error, print_json, progress_bar};
 use crate::args::{PartitionArg, PlanArg};
-use rollsim_puzzle::pdb::{self, BuildObserver, Source};
+use crate::output::Bar;
+use rollsim_puzzle::pdb::{self, Source};
 use rollsim_puzzle::{
     Astar, Board, LoopSolver, Optimal, Partition, PdbHeuristic, Plan, STAGES, Solver,
     moves_to_string, random_board,
@@ -352,51 +352,11 @@ impl Solvers {
     }
 }
 
-/// Shows pattern-database builds on stderr.
-struct BarObserver {
-    quiet: bool,
-    bar: Mutex<Option<indicatif::ProgressBar>>,
-    started: Mutex<Option<Instant>>,
-}
-
-impl BuildObserver for BarObserver {
-    fn start(&self, width: usize, tiles: &[u8], placements: u64, reason: &str) {
-        if !self.quiet {
-            eprintln!(
-                "building the {width}x{width} pattern database of tiles {:?} ({placements} \
-                 entries): {reason}",
-                tiles
-            );
-        }
-        *self.bar.lock().unwrap() = Some(progress_bar(placements, "placements", self.quiet));
-        *self.started.lock().unwrap() = Some(Instant::now());
-    }
-    fn advance(&self, k: u64) {
-        if let Some(b) = self.bar.lock().unwrap().as_ref() {
-            b.inc(k);
-        }
-    }
-    fn finish(&self) {
-        if let Some(b) = self.bar.lock().unwrap().take() {
-            b.finish_and_clear();
-        }
-        if let Some(t) = self.started.lock().unwrap().take()
-            && !self.quiet
-        {
-            eprintln!("built in {:.1} s", t.elapsed().as_secs_f64());
-        }
-    }
-}
-
 fn load(p: Partition, dir: Option<&Path>, quiet: bool) -> anyhow::Result<PdbHeuristic> {
-    let observer = BarObserver {
-        quiet,
-        bar: Mutex::new(None),
-        started: Mutex::new(None),
-    };
+    let bar = Bar::new("placements", quiet);
     let mut dbs = Vec::new();
     for tiles in p.patterns() {
-        let (db, source) = pdb::load_or_build(dir, p.width(), &tiles, &observer);
+        let (db, source) = pdb::load_or_build(dir, p.width(), &tiles, &bar);
         if let Source::Built {
             save_error: Some(e),
             ..

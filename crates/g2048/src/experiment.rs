@@ -17,9 +17,10 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::play::{Game, GameState, Objective, play_mc_games};
+use super::play::{Effort, Game, GameState, Objective, play_mc_games};
 use super::reach::Reached;
 use super::rollout::RolloutEngine;
+use rollsim_core::progress::Progress;
 use rollsim_core::stats::{Histogram, Interval, Z95, wilson};
 
 /// The `format` of a results file's header.
@@ -217,10 +218,16 @@ pub struct Record {
     pub moves: u32,
     /// Stopped because the chosen move would have merged two 32768 tiles.
     pub overflow: bool,
+    /// Rollouts played to choose the game's moves (0 in files written before it was kept).
+    #[serde(default)]
+    pub rollouts: u64,
+    /// Moves those rollouts simulated.
+    #[serde(default)]
+    pub simulated_moves: u64,
 }
 
 impl Record {
-    pub fn of(n: u32, g: &Game) -> Record {
+    pub fn of(n: u32, g: &Game, effort: Effort) -> Record {
         let e = g.board.max_exponent();
         Record {
             n,
@@ -229,6 +236,8 @@ impl Record {
             max_tile: if e == 0 { 0 } else { 1 << e },
             moves: g.moves,
             overflow: g.state == GameState::Overflow,
+            rollouts: effort.rollouts,
+            simulated_moves: effort.simulated_moves,
         }
     }
 
@@ -419,19 +428,17 @@ const BLOCK: u32 = 1 << 16;
 
 /// Plays every game of `header`'s shard missing from the results file at `path`, one sweep
 /// point after another, each point's games in lockstep, appending each step's finished games.
-/// `point` is called as each sweep point starts (its N and game count); `finished` with the
-/// number of games each step finished. Returns the rollouts played.
+/// Each point is a phase of `progress`, in games. Returns the rollouts played.
 pub fn run(
     header: &Header,
     results: &mut Results,
     engine: &mut dyn RolloutEngine,
-    point: &mut dyn FnMut(u32, usize),
-    finished: &dyn Fn(u64),
+    progress: &dyn Progress,
 ) -> anyhow::Result<u64> {
     let mut rollouts = 0;
     let done: BTreeSet<(u32, u32)> = results.done.iter().map(|r| (r.n, r.game)).collect();
     for (n, count) in results.pending(header) {
-        point(n, count as usize);
+        progress.start(count, &format!("N={n} ({count} games)"));
         for first in (0..header.games).step_by(BLOCK as usize) {
             let end = first.saturating_add(BLOCK).min(header.games);
             let games: Vec<u32> = header
@@ -449,14 +456,16 @@ pub fn run(
                 n,
                 header.objective,
                 &mut |ended| {
-                    let records: Vec<Record> = ended.iter().map(|g| Record::of(n, g)).collect();
+                    let records: Vec<Record> =
+                        ended.iter().map(|&(g, e)| Record::of(n, g, e)).collect();
                     results.append(&records)?;
-                    finished(records.len() as u64);
+                    progress.inc(records.len() as u64);
                     Ok(())
                 },
             )?;
             rollouts += r;
         }
+        progress.finish();
     }
     Ok(rollouts)
 }
@@ -592,6 +601,9 @@ pub struct Point {
     pub score: ScoreSummary,
     pub reach: Vec<Reach>,
     pub moves_per_game: f64,
+    /// Rollouts and simulated moves per game (0 for files written before they were kept).
+    pub rollouts_per_game: f64,
+    pub simulated_moves_per_game: f64,
     pub overflow_games: u64,
 }
 
@@ -648,6 +660,9 @@ pub fn summarize(f: &ResultsFile) -> Summary {
                     })
                     .collect(),
                 moves_per_game: rs.iter().map(|r| f64::from(r.moves)).sum::<f64>() / games as f64,
+                rollouts_per_game: rs.iter().map(|r| r.rollouts as f64).sum::<f64>() / games as f64,
+                simulated_moves_per_game: rs.iter().map(|r| r.simulated_moves as f64).sum::<f64>()
+                    / games as f64,
                 overflow_games: rs.iter().filter(|r| r.overflow).count() as u64,
             })
         })
@@ -677,6 +692,8 @@ impl Summary {
             "score_min",
             "score_max",
             "moves_per_game",
+            "rollouts_per_game",
+            "simulated_moves_per_game",
             "overflow_games",
         ]
         .map(String::from)
@@ -702,6 +719,8 @@ impl Summary {
                 p.score.min.to_string(),
                 p.score.max.to_string(),
                 format!("{:.3}", p.moves_per_game),
+                format!("{:.1}", p.rollouts_per_game),
+                format!("{:.1}", p.simulated_moves_per_game),
                 p.overflow_games.to_string(),
             ];
             for r in &p.reach {
@@ -762,7 +781,7 @@ mod tests {
 
     fn run_all(path: &Path, h: &Header) -> String {
         let mut r = Results::open(path, h).unwrap();
-        run(h, &mut r, &mut CpuEngine, &mut |_, _| {}, &|_| {}).unwrap();
+        run(h, &mut r, &mut CpuEngine, &rollsim_core::progress::Silent).unwrap();
         std::fs::read_to_string(path).unwrap()
     }
 

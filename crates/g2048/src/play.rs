@@ -13,6 +13,7 @@ pub use lockstep::*;
 pub use mc::*;
 pub use report::*;
 
+use rollsim_core::progress::Progress;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
@@ -321,7 +322,7 @@ pub struct Played {
 pub fn play_batch(
     config: &PlayConfig,
     engine: &mut dyn RolloutEngine,
-    progress: &(dyn Fn(u64) + Sync),
+    progress: &dyn Progress,
 ) -> anyhow::Result<Played> {
     let start = Instant::now();
     let mut games = config.new_games();
@@ -330,14 +331,14 @@ pub fn play_batch(
         Player::Random => {
             games.par_iter_mut().for_each(|g| {
                 g.play_random_to_end();
-                progress(1);
+                progress.inc(1);
             });
         }
         Player::Ntuple { network } | Player::Expectimax { network, .. } => {
             let depth = config.player.depth();
             games.par_iter_mut().for_each(|g| {
                 play_network_game(g, network, depth, config.downgrade);
-                progress(1);
+                progress.inc(1);
             });
         }
         &Player::Mc {
@@ -346,7 +347,7 @@ pub fn play_batch(
         } => {
             (games, rollouts) =
                 play_mc_games(engine, config.seed, games, n, objective, &mut |finished| {
-                    progress(finished.len() as u64);
+                    progress.inc(finished.len() as u64);
                     Ok(())
                 })?;
         }

@@ -22,6 +22,7 @@
 //! the threads update the same weights without locks (see [`super::ntuple`]): runs are then no
 //! longer bit-reproducible, as updates interleave differently, but learn as well per game.
 
+use rollsim_core::progress::Progress;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -220,7 +221,7 @@ fn block_stats(games: u64, results: &[GameResult], seconds: f64) -> BlockStats {
 pub fn train(
     net: &mut Network,
     config: &TrainConfig,
-    progress: &(dyn Fn(u64) + Sync),
+    progress: &dyn Progress,
     on_block: &mut dyn FnMut(&BlockStats, &Network) -> anyhow::Result<()>,
 ) -> anyhow::Result<TrainSummary> {
     anyhow::ensure!(
@@ -257,7 +258,7 @@ pub fn train(
         let game = |i: u64, scratch: &mut Scratch| {
             let index = (first + i) as u32;
             let r = train_game(shared, config.seed, index, step, config.lambda, scratch);
-            progress(1);
+            progress.inc(1);
             r
         };
         let results: Vec<GameResult> = if threads == 1 {

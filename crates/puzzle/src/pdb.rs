@@ -28,6 +28,7 @@
 //! entry count, the entries, and a CRC-32 (IEEE) of every byte before it. Written to a temporary
 //! file beside the target, synced, then renamed over it.
 
+use rollsim_core::progress::Progress;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -234,7 +235,7 @@ impl PatternDb {
 
     /// Builds the database of `tiles` (distinct, 1 to n-1, at most `n - 2` of them) on a board
     /// `width` wide; `progress(k)` is told of every `k` more placements reached.
-    pub fn build(width: usize, tiles: &[u8], progress: &(dyn Fn(u64) + Sync)) -> PatternDb {
+    pub fn build(width: usize, tiles: &[u8], progress: &dyn Progress) -> PatternDb {
         let geo = Geometry::new(width);
         let n = geo.n;
         let k = tiles.len();
@@ -256,7 +257,7 @@ impl PatternDb {
             let g = rank(&goal, n);
             seen[g].store(region as u16, Ordering::Relaxed);
             dist[g].store(0, Ordering::Relaxed);
-            progress(1);
+            progress.inc(1);
             let mut frontier: Vec<Vec<u64>> = vec![vec![pack(&goal, blank)]];
             let mut level: u8 = 0;
             while frontier.iter().any(|f| !f.is_empty()) {
@@ -271,7 +272,7 @@ impl PatternDb {
                         for &e in chunk {
                             reached += expand(&geo, k, e, next_level, dist, seen, &mut out);
                         }
-                        progress(reached);
+                        progress.inc(reached);
                         out
                     })
                     .filter(|v| !v.is_empty())
@@ -491,32 +492,14 @@ pub fn default_dir() -> Option<PathBuf> {
     dirs::cache_dir().map(|d| d.join("rollsim"))
 }
 
-/// Hooks a caller gives [`load_or_build`] to show progress.
-pub trait BuildObserver: Sync {
-    /// A database is about to be built: `placements` entries.
-    fn start(&self, width: usize, tiles: &[u8], placements: u64, reason: &str);
-    /// `k` more placements reached.
-    fn advance(&self, k: u64);
-    /// The build finished.
-    fn finish(&self);
-}
-
-/// No progress shown.
-pub struct Silent;
-
-impl BuildObserver for Silent {
-    fn start(&self, _: usize, _: &[u8], _: u64, _: &str) {}
-    fn advance(&self, _: u64) {}
-    fn finish(&self) {}
-}
-
-/// The database of `tiles`: read from `dir` when a valid file is there, otherwise built and
-/// (if `dir` is given) saved there. A missing, truncated, foreign or corrupt file is rebuilt.
+/// The database of `tiles`: read from `dir` when a valid file is there, otherwise built (a
+/// phase of `progress`, in placements) and (if `dir` is given) saved there. A missing,
+/// truncated, foreign or corrupt file is rebuilt.
 pub fn load_or_build(
     dir: Option<&Path>,
     width: usize,
     tiles: &[u8],
-    observer: &dyn BuildObserver,
+    progress: &dyn Progress,
 ) -> (PatternDb, Source) {
     let path = dir.map(|d| d.join(PatternDb::file_name(width, tiles)));
     let reason = match &path {
@@ -529,14 +512,16 @@ pub fn load_or_build(
             Err(e) => format!("{}: {e}", p.display()),
         },
     };
-    observer.start(
-        width,
-        tiles,
-        placements(width * width, tiles.len()),
-        &reason,
+    let entries = placements(width * width, tiles.len());
+    progress.start(
+        entries,
+        &format!(
+            "building the {width}x{width} pattern database of tiles {tiles:?} ({entries} \
+             entries): {reason}"
+        ),
     );
-    let db = PatternDb::build(width, tiles, &|k| observer.advance(k));
-    observer.finish();
+    let db = PatternDb::build(width, tiles, progress);
+    progress.finish();
     let save_error = path
         .as_ref()
         .and_then(|p| db.save(p).err().map(|e| format!("{}: {e}", p.display())));
@@ -554,6 +539,7 @@ pub fn load_or_build(
 mod tests {
     use super::*;
     use crate::board::{Board, Dir};
+    use rollsim_core::progress::Silent;
     use std::collections::{HashMap, VecDeque};
 
     #[test]

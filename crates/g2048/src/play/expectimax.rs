@@ -178,7 +178,7 @@ impl<L: Leaves> Expectimax<L> {
 pub fn play_expectimax_lockstep(
     config: &PlayConfig,
     values: &mut dyn BatchValues,
-    progress: &(dyn Fn(u64) + Sync),
+    progress: &dyn Progress,
 ) -> anyhow::Result<Played> {
     let depth = config.player.depth();
     let mut choose = |live: &[&Game]| {

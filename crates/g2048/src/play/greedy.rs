@@ -99,7 +99,7 @@ impl Afterstates {
 pub fn play_greedy_lockstep(
     config: &PlayConfig,
     values: &mut dyn BatchValues,
-    progress: &(dyn Fn(u64) + Sync),
+    progress: &dyn Progress,
 ) -> anyhow::Result<Played> {
     let mut choose = |live: &[&Game]| {
         let after: Vec<Afterstates> = live.iter().map(|g| Afterstates::of(g.board)).collect();

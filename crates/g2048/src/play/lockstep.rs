@@ -7,12 +7,12 @@ use super::*;
 pub(super) fn play_lockstep(
     config: &PlayConfig,
     choose: &mut ChooseMoves,
-    progress: &(dyn Fn(u64) + Sync),
+    progress: &dyn Progress,
 ) -> anyhow::Result<Played> {
     let start = Instant::now();
     let mut games = config.new_games();
     lockstep(&mut games, choose, &mut |ended| {
-        progress(ended.len() as u64);
+        progress.inc(ended.len() as u64);
         Ok(())
     })?;
     Ok(Played {

@@ -70,30 +70,58 @@ pub fn evaluate_games(
         .collect())
 }
 
+/// What a Monte Carlo player spent on one game: the rollouts of its candidates, and the moves
+/// those rollouts simulated (the measure of compute that players of one budget share).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Effort {
+    pub rollouts: u64,
+    pub simulated_moves: u64,
+}
+
+/// Hears of the games that ended in a step, each with its effort.
+pub type Finished<'a> = dyn FnMut(&[(&Game, Effort)]) -> anyhow::Result<()> + 'a;
+
 /// The Monte Carlo player on `games`, new games under `seed` (each played exactly as the game
 /// of its index in a full batch: its moves depend only on the seed, its index and `rollouts`,
 /// not on which other games share the batch), advanced in lockstep: every running game's
 /// candidates are evaluated in one engine call per step. After each step, `finished` gets the
-/// games that ended in it (if any). Returns the games, in their order, and the rollouts played.
+/// games that ended in it (if any), each with its effort. Returns the games, in their order,
+/// and the rollouts played.
 pub fn play_mc_games(
     engine: &mut dyn RolloutEngine,
     seed: u64,
     mut games: Vec<Game>,
     rollouts: u32,
     objective: Objective,
-    finished: &mut dyn FnMut(&[&Game]) -> anyhow::Result<()>,
+    finished: &mut Finished,
 ) -> anyhow::Result<(Vec<Game>, u64)> {
     let mut played = 0u64;
+    // By game index, which is unique within a batch.
+    let effort = std::cell::RefCell::new(FxHashMap::<u32, Effort>::default());
     let mut choose = |live: &[&Game]| {
         let candidates = evaluate_games(engine, seed, live, rollouts)?;
-        Ok(candidates
+        let mut effort = effort.borrow_mut();
+        Ok(live
             .iter()
-            .map(|cands| {
+            .zip(&candidates)
+            .map(|(g, cands)| {
+                let e = effort.entry(g.index).or_default();
+                for c in cands {
+                    e.rollouts += u64::from(c.sums.rollouts);
+                    e.simulated_moves += c.sums.moves;
+                }
                 played += cands.len() as u64 * u64::from(rollouts);
                 best_candidate(objective, cands).map(|c| c.moved)
             })
             .collect())
     };
-    lockstep(&mut games, &mut choose, finished)?;
+    lockstep(&mut games, &mut choose, &mut |ended| {
+        let effort = effort.borrow();
+        let ended: Vec<(&Game, Effort)> = ended
+            .iter()
+            .map(|&g| (g, effort.get(&g.index).copied().unwrap_or_default()))
+            .collect();
+        finished(&ended)
+    })?;
     Ok((games, played))
 }
