@@ -3,7 +3,9 @@
 //! One evaluate call uploads the roots, clears the sums, encodes one dispatch per million
 //! rollouts (each with its parameters at a dynamic uniform offset, so every dispatch of a batch
 //! goes in one submission), and reads back 64 bytes per root. Roots beyond what one storage
-//! binding holds go in further batches.
+//! binding holds go in further batches. Each workgroup sums its rollouts in its own memory and
+//! adds them into the global sums once per root: at 256 rollouts a root and 8 an invocation,
+//! 14 global atomics a root a workgroup instead of 14 a rollout.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -59,7 +61,7 @@ struct Params {
     items: u32,
     groups_x: u32,
     count: u32,
-    stride: u32,
+    per_group: u32,
 }
 
 /// Buffers sized for a batch; replaced by larger ones when a batch needs more.
@@ -243,8 +245,8 @@ impl GpuRolloutEngine {
         for d in 0..dispatches {
             let first = u64::from(d) * per_dispatch;
             let count = (items - first).min(per_dispatch) as u32;
-            let stride = count.div_ceil(self.rollouts_per_invocation);
-            let (x, y) = grid(stride.div_ceil(WORKGROUP), max_dim);
+            let per_group = WORKGROUP * self.rollouts_per_invocation;
+            let (x, y) = grid(count.div_ceil(per_group), max_dim);
             let p = Params {
                 key: [seed as u32, (seed >> 32) as u32],
                 rollouts: n,
@@ -252,7 +254,7 @@ impl GpuRolloutEngine {
                 items: items as u32,
                 groups_x: x,
                 count,
-                stride,
+                per_group,
             };
             params.push(p);
             shapes.push((x, y));
@@ -377,7 +379,7 @@ mod tests {
                 items,
                 groups_x,
                 count,
-                stride
+                per_group
             }
         )
         .unwrap_or_else(|e| panic!("{e}"));
@@ -414,6 +416,28 @@ mod tests {
         w[16 + 13] = 9;
         let e = all_sums(&w, 10).unwrap_err().to_string();
         assert!(e.contains("root 1 recorded 9 of 10"), "{e}");
+    }
+
+    /// The workgroup sums, added into the global ones once per root, are the per-rollout sums:
+    /// roots of one rollout (a workgroup spans more roots than it keeps), of a workgroup's
+    /// invocations and one either side, and of many workgroups (carries through every word),
+    /// in dispatches that cut roots apart.
+    #[test]
+    fn reduced_sums_are_the_per_rollout_sums() {
+        let Some(gpu) = rollsim_gpu::test_gpu("reduced_sums_are_the_per_rollout_sums") else {
+            return;
+        };
+        let roots = crate::rollout::sample_roots(5);
+        for (n, k) in [(1, 16), (63, 1), (64, 1), (65, 1), (63, 16), (65, 16), (10_000, 16)] {
+            let mut engine = GpuRolloutEngine::new(gpu)
+                .unwrap()
+                .with_split(4096, usize::MAX)
+                .with_rollouts_per_invocation(k);
+            let want = evaluate_cpu(9, &roots, n);
+            assert_eq!(engine.evaluate(9, &roots, n).unwrap(), want, "{n} rollouts, {k}");
+        }
+        let high = evaluate_cpu(9, &roots, 10_000)[0];
+        assert!(high.score_sq > 1 << 32, "the squares carry: {}", high.score_sq);
     }
 
     #[test]
