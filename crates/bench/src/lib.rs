@@ -6,9 +6,10 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use rollsim_2048::Game;
+use rollsim_2048::play::play_mc_games;
 pub use rollsim_2048::rollout::sample_roots;
 use rollsim_2048::rollout::{RolloutEngine, Root};
+use rollsim_2048::{Game, Objective};
 
 /// What a CPU figure ran on: "N threads", the pool's size.
 fn cpu_threads() -> String {
@@ -111,6 +112,25 @@ pub fn rollouts(
         figure: rollouts as f64 / secs,
         unit: "rollouts/s".into(),
         extra: vec![("moves/s".into(), moves as f64 / secs)],
+        seconds: secs,
+    })
+}
+
+/// `count` Monte Carlo games at `n` rollouts a move, played in lockstep to the end as
+/// `2048 play --player mc` plays them: the engine's rollouts and the CPU's choices together.
+pub fn mc_games(engine: &mut dyn RolloutEngine, count: u32, n: u32) -> anyhow::Result<Measurement> {
+    let start = Instant::now();
+    let games = (0..count).map(|g| Game::new(1, g)).collect();
+    let (games, rollouts) = play_mc_games(engine, 1, games, n, Objective::Score, &mut |_| Ok(()))?;
+    let secs = start.elapsed().as_secs_f64();
+    let moves: u64 = games.iter().map(|g| u64::from(g.moves)).sum();
+    Ok(Measurement {
+        workload: format!("2048 mc games ({count} x {n} rollouts a move)"),
+        backend: engine.backend(),
+        on: engine.adapter().unwrap_or_else(cpu_threads),
+        figure: rollouts as f64 / secs,
+        unit: "rollouts/s".into(),
+        extra: vec![("game moves/s".into(), moves as f64 / secs)],
         seconds: secs,
     })
 }

@@ -16,7 +16,7 @@ use rollsim_2048::CpuEngine;
 use rollsim_2048::ntuple::{Network, standard_tuples};
 use rollsim_2048::rollout::gpu::GpuRolloutEngine;
 use rollsim_bench::{
-    Measurement, bearoff_build, ntuple_lookups_cpu, ntuple_lookups_gpu, ntuple_training,
+    Measurement, bearoff_build, mc_games, ntuple_lookups_cpu, ntuple_lookups_gpu, ntuple_training,
     puzzle_optimal, puzzle_solve_loop, random_playouts, rollouts, sample_boards, sample_roots,
 };
 use rollsim_core::files::{check_output, write_atomically};
@@ -125,11 +125,32 @@ struct Run<'a> {
     threads: usize,
     roots: &'a [rollsim_2048::Root],
     rollouts: u32,
+    /// Whether `--roots` chose the roots (else a real GPU gets a batch to fill it).
+    roots_given: bool,
     per_invocation: Option<u32>,
     network: &'a Network,
     boards: &'a [rollsim_2048::Board],
     /// The GPU rollouts' kernel time from timestamp queries, where the adapter has them.
     kernel_seconds: std::cell::Cell<Option<f64>>,
+}
+
+/// Games and rollouts a move of the mc-games workload: a few seconds of lavapipe, or a batch
+/// of hundreds of thousands of rollouts a step on a real GPU.
+fn mc_games_size(quick: bool, real_gpu: bool) -> (u32, u32) {
+    match (quick, real_gpu) {
+        (_, true) => (1024, 100),
+        (true, false) => (16, 8),
+        (false, false) => (32, 10),
+    }
+}
+
+/// Adds the share of a measurement's wall time the device spent in kernels, where the adapter
+/// has timestamps.
+fn with_device_busy(m: &mut Measurement, kernel_seconds: Option<f64>) {
+    if let Some(k) = kernel_seconds {
+        m.extra
+            .push(("% device busy".into(), 100.0 * k / m.seconds));
+    }
 }
 
 type CpuRun = fn(&Run) -> anyhow::Result<Vec<Measurement>>;
@@ -164,12 +185,48 @@ const WORKLOADS: &[Workload] = &[
                 engine = engine.with_rollouts_per_invocation(k);
             }
             // One untimed call compiles the pipeline and sizes the buffers.
-            engine.evaluate_warm(c.roots, c.rollouts)?;
+            // A batch to fill a large GPU: 65,536 roots of 256 rollouts are 16.7 M.
+            let big;
+            let roots = match g.adapter.real_gpu && !c.roots_given {
+                true => {
+                    big = sample_roots(1 << 16);
+                    &big
+                }
+                false => c.roots,
+            };
+            engine.evaluate_warm(roots, c.rollouts)?;
             let before = engine.gpu_seconds;
-            let m = rollouts(&mut engine, c.roots, c.rollouts, c.secs)?;
-            c.kernel_seconds
-                .set(engine.gpu_seconds.zip(before).map(|(a, b)| a - b));
+            let mut m = rollouts(&mut engine, roots, c.rollouts, c.secs)?;
+            let kernel = engine.gpu_seconds.zip(before).map(|(a, b)| a - b);
+            c.kernel_seconds.set(kernel);
+            with_device_busy(&mut m, kernel);
             Ok(vec![m])
+        }),
+    },
+    Workload {
+        name: "mc-games",
+        cpu: Some(|c| {
+            let (games, n) = mc_games_size(c.quick, false);
+            Ok(vec![mc_games(&mut CpuEngine, games, n)?])
+        }),
+        // Each batch waited for, then in two alternating halves: what the overlap gains.
+        gpu: Some(|c, g| {
+            let (games, n) = mc_games_size(c.quick, g.adapter.real_gpu);
+            let mut out = Vec::new();
+            for overlap in [false, true] {
+                let mut engine = GpuRolloutEngine::new(g)?.with_overlap(overlap);
+                engine.evaluate_warm(c.roots, n)?;
+                let before = engine.gpu_seconds;
+                let mut m = mc_games(&mut engine, games, n)?;
+                m.workload += if overlap {
+                    ", halves overlapped"
+                } else {
+                    ", each step waited for"
+                };
+                with_device_busy(&mut m, engine.gpu_seconds.zip(before).map(|(a, b)| a - b));
+                out.push(m);
+            }
+            Ok(out)
         }),
     },
     Workload {
@@ -286,6 +343,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         threads,
         roots: &roots,
         rollouts: a.rollouts.unwrap_or(default),
+        roots_given: a.roots.is_some(),
         per_invocation: a.per_invocation,
         network: &network,
         boards: &boards,

@@ -9,10 +9,10 @@ use std::sync::Arc;
 
 use crate::ntuple::{BatchValues, CpuValues, Network, small_tuples};
 use crate::play::{
-    Candidate, best_candidate, evaluate_games, play_batch, play_expectimax_lockstep,
-    play_greedy_lockstep,
+    Candidate, Effort, best_candidate, evaluate_games, play_batch, play_expectimax_lockstep,
+    play_greedy_lockstep, play_mc_games,
 };
-use crate::rollout::{RolloutSums, rollouts_of, sample_roots};
+use crate::rollout::{Pending, RolloutSums, rollouts_of, sample_roots};
 use crate::{Board, CpuEngine, Dir, Game, Objective, PlayConfig, Player, RolloutEngine, Root};
 use rollsim_core::rng::Stream;
 
@@ -61,6 +61,7 @@ rollsim_core::per_backend!(
         rollout_sums_equal_sequential_rollouts,
         candidates_at_hard_positions_equal_sequential_ones,
         mc_games_equal_sequential_games,
+        mc_games_in_alternating_halves_equal_lockstep_games,
         games_with_huge_tiles_play_as_sequential_ones,
         values_equal_network_values,
         lockstep_network_players_play_the_per_game_games,
@@ -184,6 +185,99 @@ fn mc_games_equal_sequential_games<D: Device>() {
             outcome(&mut Sequential, &c),
             "seed {seed}"
         );
+    }
+}
+
+/// Overlaps as a GPU engine does, on any engine: `start` keeps the call, `finish` makes it.
+struct Deferred {
+    inner: Box<dyn RolloutEngine>,
+    calls: [Option<(u64, Vec<Root>, u32)>; 2],
+    started: u32,
+}
+
+impl RolloutEngine for Deferred {
+    fn backend(&self) -> rollsim_core::Device {
+        self.inner.backend()
+    }
+    fn evaluate(&mut self, seed: u64, roots: &[Root], n: u32) -> anyhow::Result<Vec<RolloutSums>> {
+        assert!(
+            self.calls.iter().all(Option::is_none),
+            "evaluated with calls in flight"
+        );
+        self.inner.evaluate(seed, roots, n)
+    }
+    fn start(&mut self, seed: u64, roots: &[Root], n: u32) -> anyhow::Result<Pending> {
+        let free = self
+            .calls
+            .iter()
+            .position(Option::is_none)
+            .expect("a free slot");
+        self.calls[free] = Some((seed, roots.to_vec(), n));
+        self.started += 1;
+        Ok(Pending::InFlight(free))
+    }
+    fn finish(&mut self, pending: Pending) -> anyhow::Result<Vec<RolloutSums>> {
+        let Pending::InFlight(slot) = pending else {
+            panic!("nothing deferred is ready");
+        };
+        let (seed, roots, n) = self.calls[slot].take().expect("a call in flight");
+        self.inner.evaluate(seed, &roots, n)
+    }
+    fn overlaps(&self) -> bool {
+        true
+    }
+}
+
+/// Games played in two alternating halves (the device's own overlap, or [`Deferred`]'s where it
+/// has none) are the games of plain lockstep, and end in the same order with the same effort.
+fn mc_games_in_alternating_halves_equal_lockstep_games<D: Device>() {
+    let Some(d) = D::open("mc_games_in_alternating_halves_equal_lockstep_games") else {
+        return;
+    };
+    let play = |engine: &mut dyn RolloutEngine, games: u32| {
+        let mut ended = Vec::new();
+        let (games, rollouts) = play_mc_games(
+            engine,
+            4,
+            (0..games).map(|g| Game::new(4, g)).collect(),
+            5,
+            Objective::Score,
+            &mut |done| {
+                ended.extend(done.iter().map(|&(g, e)| (g.index, g.moves, e)));
+                Ok(())
+            },
+        )
+        .unwrap();
+        let games: Vec<(u64, u64, u32)> = games
+            .iter()
+            .map(|g| (g.board.raw, g.score, g.moves))
+            .collect();
+        (games, rollouts, ended)
+    };
+    for games in [2, 9] {
+        let want = play(&mut Sequential, games);
+        assert!(
+            want.2
+                .iter()
+                .all(|&(_, _, e): &(u32, u32, Effort)| e.simulated_moves > 0)
+        );
+        let engine = d.rollouts();
+        if engine.overlaps() {
+            let mut engine = engine;
+            assert_eq!(play(engine.as_mut(), games), want, "{games} games");
+        } else {
+            let mut deferred = Deferred {
+                inner: engine,
+                calls: [None, None],
+                started: 0,
+            };
+            assert_eq!(play(&mut deferred, games), want, "{games} games");
+            assert!(
+                deferred.started > 10,
+                "the halves started {}",
+                deferred.started
+            );
+        }
     }
 }
 

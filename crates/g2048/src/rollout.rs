@@ -191,6 +191,31 @@ pub trait RolloutEngine {
     }
     /// `n` rollouts of every root under `seed`.
     fn evaluate(&mut self, seed: u64, roots: &[Root], n: u32) -> anyhow::Result<Vec<RolloutSums>>;
+    /// Starts [`RolloutEngine::evaluate`]; [`RolloutEngine::finish`] returns its sums. An engine
+    /// that [overlaps](RolloutEngine::overlaps) returns at once and keeps up to two calls in
+    /// flight, so that its caller can prepare one while the other runs, finishing them in the
+    /// order started; the others evaluate here.
+    fn start(&mut self, seed: u64, roots: &[Root], n: u32) -> anyhow::Result<Pending> {
+        Ok(Pending::Ready(self.evaluate(seed, roots, n)?))
+    }
+    /// The sums of a started call.
+    fn finish(&mut self, pending: Pending) -> anyhow::Result<Vec<RolloutSums>> {
+        match pending {
+            Pending::Ready(sums) => Ok(sums),
+            Pending::InFlight(_) => anyhow::bail!("this engine started nothing in flight"),
+        }
+    }
+    /// Whether [`RolloutEngine::start`] returns before the work is done.
+    fn overlaps(&self) -> bool {
+        false
+    }
+}
+
+/// A started evaluation: its sums, or the engine's ticket for them.
+#[derive(Debug)]
+pub enum Pending {
+    Ready(Vec<RolloutSums>),
+    InFlight(usize),
 }
 
 /// The CPU engine: rayon's current pool.

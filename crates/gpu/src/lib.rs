@@ -301,9 +301,18 @@ impl Gpu {
         encoder: wgpu::CommandEncoder,
         doing: &str,
     ) -> Result<(), GpuError> {
-        let commands = self.scoped(doing, || encoder.finish())?;
-        let index = self.queue.submit([commands]);
+        let index = self.submit(encoder, doing)?;
         self.wait(index, doing)
+    }
+
+    /// Submits `encoder` and returns at once: [`Gpu::read_after`] waits for it.
+    pub fn submit(
+        &self,
+        encoder: wgpu::CommandEncoder,
+        doing: &str,
+    ) -> Result<wgpu::SubmissionIndex, GpuError> {
+        let commands = self.scoped(doing, || encoder.finish())?;
+        Ok(self.queue.submit([commands]))
     }
 
     fn wait(&self, index: wgpu::SubmissionIndex, doing: &str) -> Result<(), GpuError> {
@@ -320,9 +329,19 @@ impl Gpu {
     }
 
     /// Maps `buffers` (created with MAP_READ) and copies out their first bytes, as many as
-    /// given, as values of `T`.
+    /// given, as values of `T`, once everything submitted is done.
     pub fn read<T: bytemuck::Pod>(
         &self,
+        buffers: &[(&wgpu::Buffer, u64)],
+    ) -> Result<Vec<Vec<T>>, GpuError> {
+        self.read_after(None, buffers)
+    }
+
+    /// [`Gpu::read`] once submission `index` is done (and those before it), whatever was
+    /// submitted after it.
+    pub fn read_after<T: bytemuck::Pod>(
+        &self,
+        index: Option<wgpu::SubmissionIndex>,
         buffers: &[(&wgpu::Buffer, u64)],
     ) -> Result<Vec<Vec<T>>, GpuError> {
         let (tx, rx) = std::sync::mpsc::channel();
@@ -333,7 +352,7 @@ impl Gpu {
         }
         drop(tx);
         let r = self.device.poll(wgpu::PollType::Wait {
-            submission_index: None,
+            submission_index: index,
             timeout: Some(POLL_TIMEOUT),
         });
         self.check("reading results back")?;

@@ -34,27 +34,44 @@ pub fn lockstep(
     choose: &mut ChooseMoves,
     ended: &mut dyn FnMut(&[&Game]) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
-    let mut running: Vec<usize> = (0..games.len())
-        .filter(|&i| games[i].is_running())
-        .collect();
+    let mut running = running_games(games);
     while !running.is_empty() {
         let live: Vec<&Game> = running.iter().map(|&i| &games[i]).collect();
         let moves = choose(&live)?;
-        for (&i, m) in running.iter().zip(moves) {
-            match m {
-                Some(m) => games[i].play(m),
-                None => games[i].state = GameState::Over,
-            }
+        advance(games, &mut running, moves, ended)?;
+    }
+    Ok(())
+}
+
+/// The positions of `games` still running.
+pub(super) fn running_games(games: &[Game]) -> Vec<usize> {
+    (0..games.len())
+        .filter(|&i| games[i].is_running())
+        .collect()
+}
+
+/// One step of lockstep play: the `running` games (positions in `games`) play their `moves`,
+/// those that end leave `running` and `ended` hears of them, in order.
+pub(super) fn advance(
+    games: &mut [Game],
+    running: &mut Vec<usize>,
+    moves: Vec<Option<Moved>>,
+    ended: &mut dyn FnMut(&[&Game]) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    for (&i, m) in running.iter().zip(moves) {
+        match m {
+            Some(m) => games[i].play(m),
+            None => games[i].state = GameState::Over,
         }
-        let done: Vec<usize> = running
-            .iter()
-            .copied()
-            .filter(|&i| !games[i].is_running())
-            .collect();
-        running.retain(|&i| games[i].is_running());
-        if !done.is_empty() {
-            ended(&done.iter().map(|&i| &games[i]).collect::<Vec<_>>())?;
-        }
+    }
+    let done: Vec<usize> = running
+        .iter()
+        .copied()
+        .filter(|&i| !games[i].is_running())
+        .collect();
+    running.retain(|&i| games[i].is_running());
+    if !done.is_empty() {
+        ended(&done.iter().map(|&i| &games[i]).collect::<Vec<_>>())?;
     }
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! candidates in one engine call per step.
 
 use super::*;
+use crate::rollout::Pending;
 
 /// One evaluated candidate move.
 #[derive(Clone, Copy, Debug)]
@@ -33,6 +34,13 @@ pub fn evaluate_games(
     games: &[&Game],
     n: u32,
 ) -> anyhow::Result<Vec<Vec<Candidate>>> {
+    let (roots, moves) = candidate_roots(games);
+    Ok(candidates(moves, engine.evaluate(seed, &roots, n)?))
+}
+
+/// Every running game's legal moves, and the roots of those that have a board to roll out
+/// from (a move that would merge two 32768 tiles has none).
+fn candidate_roots(games: &[&Game]) -> (Vec<Root>, Vec<Vec<(Dir, Moved)>>) {
     let mut roots = Vec::new();
     let mut moves: Vec<Vec<(Dir, Moved)>> = Vec::with_capacity(games.len());
     for g in games {
@@ -41,7 +49,6 @@ pub fn evaluate_games(
         } else {
             Vec::new()
         };
-        // A move that would merge two 32768 tiles has no board to roll out from.
         roots.extend(
             legal
                 .iter()
@@ -50,9 +57,13 @@ pub fn evaluate_games(
         );
         moves.push(legal);
     }
-    let sums = engine.evaluate(seed, &roots, n)?;
+    (roots, moves)
+}
+
+/// The candidates of [`candidate_roots`]'s moves with the roots' sums.
+fn candidates(moves: Vec<Vec<(Dir, Moved)>>, sums: Vec<RolloutSums>) -> Vec<Vec<Candidate>> {
     let mut sums = sums.into_iter();
-    Ok(moves
+    moves
         .into_iter()
         .map(|legal| {
             legal
@@ -67,7 +78,7 @@ pub fn evaluate_games(
                 })
                 .collect()
         })
-        .collect())
+        .collect()
 }
 
 /// What a Monte Carlo player spent on one game: the rollouts of its candidates, and the moves
@@ -95,33 +106,112 @@ pub fn play_mc_games(
     objective: Objective,
     finished: &mut Finished,
 ) -> anyhow::Result<(Vec<Game>, u64)> {
-    let mut played = 0u64;
-    // By game index, which is unique within a batch.
-    let effort = std::cell::RefCell::new(FxHashMap::<u32, Effort>::default());
-    let mut choose = |live: &[&Game]| {
-        let candidates = evaluate_games(engine, seed, live, rollouts)?;
-        let mut effort = effort.borrow_mut();
-        Ok(live
+    let mut choice = Choice {
+        objective,
+        rollouts,
+        played: 0,
+        effort: FxHashMap::default(),
+    };
+    let mut ended = |choice: &Choice, ended: &[&Game]| {
+        let ended: Vec<(&Game, Effort)> = ended
             .iter()
+            .map(|&g| (g, choice.effort.get(&g.index).copied().unwrap_or_default()))
+            .collect();
+        finished(&ended)
+    };
+    if engine.overlaps() && games.len() >= 2 {
+        in_halves(engine, seed, &mut games, &mut choice, &mut ended)?;
+    } else {
+        let choice = std::cell::RefCell::new(choice);
+        let mut choose = |live: &[&Game]| {
+            let (roots, moves) = candidate_roots(live);
+            let sums = engine.evaluate(seed, &roots, rollouts)?;
+            Ok(choice.borrow_mut().moves(live, candidates(moves, sums)))
+        };
+        lockstep(&mut games, &mut choose, &mut |g| ended(&choice.borrow(), g))?;
+        return Ok((games, choice.into_inner().played));
+    }
+    Ok((games, choice.played))
+}
+
+/// The Monte Carlo player's choices, and what it spent on them.
+struct Choice {
+    objective: Objective,
+    rollouts: u32,
+    played: u64,
+    /// By game index, which is unique within a batch.
+    effort: FxHashMap<u32, Effort>,
+}
+
+impl Choice {
+    /// Each live game's best candidate, its effort counted.
+    fn moves(&mut self, live: &[&Game], candidates: Vec<Vec<Candidate>>) -> Vec<Option<Moved>> {
+        live.iter()
             .zip(&candidates)
             .map(|(g, cands)| {
-                let e = effort.entry(g.index).or_default();
+                let e = self.effort.entry(g.index).or_default();
                 for c in cands {
                     e.rollouts += u64::from(c.sums.rollouts);
                     e.simulated_moves += c.sums.moves;
                 }
-                played += cands.len() as u64 * u64::from(rollouts);
-                best_candidate(objective, cands).map(|c| c.moved)
+                self.played += cands.len() as u64 * u64::from(self.rollouts);
+                best_candidate(self.objective, cands).map(|c| c.moved)
             })
-            .collect())
-    };
-    lockstep(&mut games, &mut choose, &mut |ended| {
-        let effort = effort.borrow();
-        let ended: Vec<(&Game, Effort)> = ended
-            .iter()
-            .map(|&g| (g, effort.get(&g.index).copied().unwrap_or_default()))
-            .collect();
-        finished(&ended)
-    })?;
-    Ok((games, played))
+            .collect()
+    }
+}
+
+/// Lockstep play in two halves that alternate on an engine that overlaps: while one half's
+/// rollouts run, the other's moves are chosen and its next rollouts started. Every game plays
+/// as in [`lockstep`] (its moves depend on nothing but its own position), and the games that
+/// end in a step are reported in the same order: the first half's, then the second's.
+fn in_halves(
+    engine: &mut dyn RolloutEngine,
+    seed: u64,
+    games: &mut [Game],
+    choice: &mut Choice,
+    ended: &mut dyn FnMut(&Choice, &[&Game]) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let (a, b) = games.split_at_mut(games.len() / 2);
+    let mut halves = [a, b].map(|games| Half {
+        running: running_games(games),
+        games,
+        pending: None,
+    });
+    for h in &mut halves {
+        h.start(engine, seed, choice.rollouts)?;
+    }
+    while halves.iter().any(|h| h.pending.is_some()) {
+        for h in &mut halves {
+            let Some((pending, moves)) = h.pending.take() else {
+                continue;
+            };
+            let sums = engine.finish(pending)?;
+            let live: Vec<&Game> = h.running.iter().map(|&i| &h.games[i]).collect();
+            let chosen = choice.moves(&live, candidates(moves, sums));
+            advance(h.games, &mut h.running, chosen, &mut |g| ended(choice, g))?;
+            h.start(engine, seed, choice.rollouts)?;
+        }
+    }
+    Ok(())
+}
+
+/// One half of [`in_halves`]: its games, those running, and their started evaluation.
+struct Half<'g> {
+    games: &'g mut [Game],
+    running: Vec<usize>,
+    pending: Option<(Pending, Vec<Vec<(Dir, Moved)>>)>,
+}
+
+impl Half<'_> {
+    /// Starts the evaluation of the running games' candidates (none when all are over).
+    fn start(&mut self, engine: &mut dyn RolloutEngine, seed: u64, n: u32) -> anyhow::Result<()> {
+        if self.running.is_empty() {
+            return Ok(());
+        }
+        let live: Vec<&Game> = self.running.iter().map(|&i| &self.games[i]).collect();
+        let (roots, moves) = candidate_roots(&live);
+        self.pending = Some((engine.start(seed, &roots, n)?, moves));
+        Ok(())
+    }
 }

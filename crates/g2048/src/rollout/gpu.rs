@@ -12,7 +12,7 @@ use bytemuck::{Pod, Zeroable};
 use crate::board::OVERFLOW_FLAG;
 use crate::board::tables;
 use crate::rollout::DIRECTION_ORDERS;
-use crate::rollout::{RolloutEngine, RolloutSums, Root};
+use crate::rollout::{Pending, RolloutEngine, RolloutSums, Root};
 use rollsim_gpu::kernel::Constant;
 use rollsim_gpu::{Gpu, GpuError, Kernel, ParamSlots, grid, layout_entry, whole};
 
@@ -76,6 +76,14 @@ struct Buffers {
     bind_group: wgpu::BindGroup,
 }
 
+/// A batch submitted, not yet read back.
+struct Submitted {
+    index: wgpu::SubmissionIndex,
+    roots: usize,
+    n: u32,
+    dispatches: u32,
+}
+
 /// Rollouts on the GPU; the same sums as [`crate::rollout::CpuEngine`], bit for bit.
 pub struct GpuRolloutEngine {
     gpu: &'static Gpu,
@@ -83,7 +91,11 @@ pub struct GpuRolloutEngine {
     layout: wgpu::BindGroupLayout,
     row_moves: wgpu::Buffer,
     row_reward: wgpu::Buffer,
-    buffers: Option<Buffers>,
+    /// Two sets, so that two batches can be in flight.
+    buffers: [Option<Buffers>; 2],
+    in_flight: [Option<Submitted>; 2],
+    /// Whether callers may keep two batches in flight (see [`RolloutEngine::overlaps`]).
+    overlap: bool,
     rollouts_per_dispatch: u32,
     rollouts_per_invocation: u32,
     roots_per_batch: usize,
@@ -124,7 +136,9 @@ impl GpuRolloutEngine {
             layout,
             row_moves,
             row_reward,
-            buffers: None,
+            buffers: [None, None],
+            in_flight: [None, None],
+            overlap: true,
             rollouts_per_dispatch: ROLLOUTS_PER_DISPATCH,
             rollouts_per_invocation: if gpu.adapter.real_gpu {
                 ROLLOUTS_PER_INVOCATION
@@ -142,6 +156,13 @@ impl GpuRolloutEngine {
     pub fn with_split(mut self, rollouts_per_dispatch: u32, roots_per_batch: usize) -> Self {
         self.rollouts_per_dispatch = rollouts_per_dispatch.next_multiple_of(WORKGROUP);
         self.roots_per_batch = roots_per_batch.max(1);
+        self
+    }
+
+    /// Whether callers may overlap their work with the GPU's, keeping two batches in flight
+    /// (the default), or must wait for each (for measuring what the overlap gains).
+    pub fn with_overlap(mut self, overlap: bool) -> Self {
+        self.overlap = overlap;
         self
     }
 
@@ -170,8 +191,8 @@ impl GpuRolloutEngine {
         (by_memory.min(by_items).max(1) as usize).min(self.roots_per_batch)
     }
 
-    fn ensure_buffers(&mut self, roots: u64, slots: u32) -> Result<(), GpuError> {
-        if let Some(b) = &self.buffers
+    fn ensure_buffers(&mut self, set: usize, roots: u64, slots: u32) -> Result<(), GpuError> {
+        if let Some(b) = &self.buffers[set]
             && b.roots_cap >= roots
             && b.slots >= slots
         {
@@ -211,7 +232,7 @@ impl GpuRolloutEngine {
                 params.entry(4),
             ],
         });
-        self.buffers = Some(Buffers {
+        self.buffers[set] = Some(Buffers {
             roots_cap,
             slots,
             roots: roots_buf,
@@ -224,18 +245,20 @@ impl GpuRolloutEngine {
         Ok(())
     }
 
-    fn evaluate_batch(
+    /// Encodes and submits one batch into buffer set `set`, returning at once.
+    fn submit_batch(
         &mut self,
+        set: usize,
         seed: u64,
         roots: &[Root],
         n: u32,
-    ) -> Result<Vec<RolloutSums>, GpuError> {
+    ) -> Result<Submitted, GpuError> {
         let items = roots.len() as u64 * u64::from(n);
         let per_dispatch = u64::from(self.rollouts_per_dispatch);
         let dispatches = items.div_ceil(per_dispatch) as u32;
-        self.ensure_buffers(roots.len() as u64, dispatches)?;
+        self.ensure_buffers(set, roots.len() as u64, dispatches)?;
         let g = self.gpu;
-        let b = self.buffers.as_ref().expect("buffers just ensured");
+        let b = self.buffers[set].as_ref().expect("buffers just ensured");
         let max_dim = g.limits.max_compute_workgroups_per_dimension;
 
         g.queue
@@ -292,13 +315,27 @@ impl GpuRolloutEngine {
             enc.resolve_query_set(set, 0..2 * dispatches, resolve, 0);
             enc.copy_buffer_to_buffer(resolve, 0, read, 0, query_bytes);
         }
-        g.submit_and_wait(enc, "running rollouts")?;
+        Ok(Submitted {
+            index: g.submit(enc, "running rollouts")?,
+            roots: roots.len(),
+            n,
+            dispatches,
+        })
+    }
 
+    /// Waits for the batch submitted into buffer set `set` and reads its sums back.
+    fn collect_batch(&mut self, set: usize, s: Submitted) -> Result<Vec<RolloutSums>, GpuError> {
+        let g = self.gpu;
+        let b = self.buffers[set]
+            .as_ref()
+            .expect("a submitted batch has buffers");
+        let sums_bytes = s.roots as u64 * WORDS_PER_ROOT as u64 * 4;
+        let query_bytes = u64::from(2 * s.dispatches) * 8;
         let mut reads = vec![(&b.sums_read, sums_bytes)];
         if let Some((_, _, read)) = &b.queries {
             reads.push((read, query_bytes));
         }
-        let words = g.read::<u32>(&reads)?;
+        let words = g.read_after::<u32>(Some(s.index), &reads)?;
         if let (Some(total), Some(ts)) = (&mut self.gpu_seconds, words.get(1)) {
             let period = f64::from(g.queue.get_timestamp_period()) * 1e-9;
             for pair in ts.chunks_exact(4) {
@@ -307,8 +344,18 @@ impl GpuRolloutEngine {
                 *total += end.saturating_sub(begin) as f64 * period;
             }
         }
-        self.dispatches += u64::from(dispatches);
-        all_sums(&words[0], n)
+        self.dispatches += u64::from(s.dispatches);
+        all_sums(&words[0], s.n)
+    }
+
+    fn evaluate_batch(
+        &mut self,
+        seed: u64,
+        roots: &[Root],
+        n: u32,
+    ) -> Result<Vec<RolloutSums>, GpuError> {
+        let s = self.submit_batch(0, seed, roots, n)?;
+        self.collect_batch(0, s)
     }
 }
 
@@ -352,11 +399,47 @@ impl RolloutEngine for GpuRolloutEngine {
 
     fn evaluate(&mut self, seed: u64, roots: &[Root], n: u32) -> anyhow::Result<Vec<RolloutSums>> {
         anyhow::ensure!(n > 0, "the number of rollouts must be at least 1");
+        anyhow::ensure!(
+            self.in_flight.iter().all(Option::is_none),
+            "rollouts evaluated while a started batch is in flight"
+        );
         let mut out = Vec::with_capacity(roots.len());
         for batch in roots.chunks(self.max_roots(n)) {
             out.extend(self.evaluate_batch(seed, batch, n)?);
         }
         Ok(out)
+    }
+
+    fn start(&mut self, seed: u64, roots: &[Root], n: u32) -> anyhow::Result<Pending> {
+        anyhow::ensure!(n > 0, "the number of rollouts must be at least 1");
+        let Some(set) = self.in_flight.iter().position(Option::is_none) else {
+            anyhow::bail!("two batches of rollouts are in flight already");
+        };
+        if roots.is_empty() {
+            return Ok(Pending::Ready(Vec::new()));
+        }
+        if roots.len() > self.max_roots(n) {
+            // More than one batch: evaluated here (refused while another is in flight).
+            return Ok(Pending::Ready(self.evaluate(seed, roots, n)?));
+        }
+        self.in_flight[set] = Some(self.submit_batch(set, seed, roots, n)?);
+        Ok(Pending::InFlight(set))
+    }
+
+    fn finish(&mut self, pending: Pending) -> anyhow::Result<Vec<RolloutSums>> {
+        match pending {
+            Pending::Ready(sums) => Ok(sums),
+            Pending::InFlight(set) => {
+                let s = self.in_flight[set]
+                    .take()
+                    .ok_or_else(|| anyhow::anyhow!("no batch in flight in set {set}"))?;
+                Ok(self.collect_batch(set, s)?)
+            }
+        }
+    }
+
+    fn overlaps(&self) -> bool {
+        self.overlap
     }
 }
 
@@ -428,16 +511,32 @@ mod tests {
             return;
         };
         let roots = crate::rollout::sample_roots(5);
-        for (n, k) in [(1, 16), (63, 1), (64, 1), (65, 1), (63, 16), (65, 16), (10_000, 16)] {
+        for (n, k) in [
+            (1, 16),
+            (63, 1),
+            (64, 1),
+            (65, 1),
+            (63, 16),
+            (65, 16),
+            (10_000, 16),
+        ] {
             let mut engine = GpuRolloutEngine::new(gpu)
                 .unwrap()
                 .with_split(4096, usize::MAX)
                 .with_rollouts_per_invocation(k);
             let want = evaluate_cpu(9, &roots, n);
-            assert_eq!(engine.evaluate(9, &roots, n).unwrap(), want, "{n} rollouts, {k}");
+            assert_eq!(
+                engine.evaluate(9, &roots, n).unwrap(),
+                want,
+                "{n} rollouts, {k}"
+            );
         }
         let high = evaluate_cpu(9, &roots, 10_000)[0];
-        assert!(high.score_sq > 1 << 32, "the squares carry: {}", high.score_sq);
+        assert!(
+            high.score_sq > 1 << 32,
+            "the squares carry: {}",
+            high.score_sq
+        );
     }
 
     #[test]
