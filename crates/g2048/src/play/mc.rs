@@ -38,9 +38,12 @@ pub fn evaluate_games(
     Ok(candidates(moves, engine.evaluate(seed, &roots, n)?))
 }
 
+/// Each game's legal moves.
+type Legal = Vec<Vec<(Dir, Moved)>>;
+
 /// Every running game's legal moves, and the roots of those that have a board to roll out
 /// from (a move that would merge two 32768 tiles has none).
-fn candidate_roots(games: &[&Game]) -> (Vec<Root>, Vec<Vec<(Dir, Moved)>>) {
+fn candidate_roots(games: &[&Game]) -> (Vec<Root>, Legal) {
     let mut roots = Vec::new();
     let mut moves: Vec<Vec<(Dir, Moved)>> = Vec::with_capacity(games.len());
     for g in games {
@@ -61,7 +64,7 @@ fn candidate_roots(games: &[&Game]) -> (Vec<Root>, Vec<Vec<(Dir, Moved)>>) {
 }
 
 /// The candidates of [`candidate_roots`]'s moves with the roots' sums.
-fn candidates(moves: Vec<Vec<(Dir, Moved)>>, sums: Vec<RolloutSums>) -> Vec<Vec<Candidate>> {
+fn candidates(moves: Legal, sums: Vec<RolloutSums>) -> Vec<Vec<Candidate>> {
     let mut sums = sums.into_iter();
     moves
         .into_iter()
@@ -200,7 +203,7 @@ fn in_halves(
 struct Half<'g> {
     games: &'g mut [Game],
     running: Vec<usize>,
-    pending: Option<(Pending, Vec<Vec<(Dir, Moved)>>)>,
+    pending: Option<(Pending, Legal)>,
 }
 
 impl Half<'_> {
