@@ -12,8 +12,9 @@ struct Root {
 
 struct Params {
     key: vec2<u32>,
-    // Rollouts per root.
+    // Rollouts per root, and the index of the first.
     rollouts: u32,
+    first_rollout: u32,
     // First item (root * rollouts + rollout) of this dispatch, within the batch.
     first_item: u32,
     // Items in the batch: roots * rollouts.
@@ -25,6 +26,7 @@ struct Params {
     // Items per workgroup: workgroup w plays items w * per_group .. (w + 1) * per_group of the
     // dispatch, invocation i of them those at i, i + 64, i + 128, ...
     per_group: u32,
+    pad: u32,
 }
 
 // The row tables of board.wgsl.
@@ -167,7 +169,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     if j < end {
         var item = params.first_item + j;
         var r = item / params.rollouts;
-        var s = stream_new(params.key, vec3<u32>(item % params.rollouts, roots[r].stream));
+        var s = stream_new(params.key, vec3<u32>(params.first_rollout + item % params.rollouts, roots[r].stream));
         var b = spawn(roots[r].board, &s);
         var score = 0u;
         var moves = 0u;
@@ -187,7 +189,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
             }
             item = params.first_item + j;
             r = item / params.rollouts;
-            s = stream_new(params.key, vec3<u32>(item % params.rollouts, roots[r].stream));
+            s = stream_new(params.key, vec3<u32>(params.first_rollout + item % params.rollouts, roots[r].stream));
             b = spawn(roots[r].board, &s);
             score = 0u;
             moves = 0u;

@@ -75,8 +75,16 @@ impl RolloutEngine for Sequential {
     fn backend(&self) -> rollsim_core::Device {
         rollsim_core::Device::Cpu
     }
-    fn evaluate(&mut self, seed: u64, roots: &[Root], n: u32) -> anyhow::Result<Vec<RolloutSums>> {
-        Ok(roots.iter().map(|r| rollouts_of(seed, r, 0..n)).collect())
+    fn evaluate_range(
+        &mut self,
+        seed: u64,
+        roots: &[Root],
+        range: std::ops::Range<u32>,
+    ) -> anyhow::Result<Vec<RolloutSums>> {
+        Ok(roots
+            .iter()
+            .map(|r| rollouts_of(seed, r, range.clone()))
+            .collect())
     }
 }
 
@@ -114,6 +122,15 @@ fn rollout_sums_equal_sequential_rollouts<D: Device>() {
         let want = Sequential.evaluate(5, &roots, n).unwrap();
         assert_eq!(engine.evaluate(5, &roots, n).unwrap(), want, "{n} rollouts");
     }
+    // Rollouts from a later index, and a run of them in two parts.
+    let want = Sequential.evaluate_range(5, &roots, 40..100).unwrap();
+    assert_eq!(engine.evaluate_range(5, &roots, 40..100).unwrap(), want);
+    let (a, b) = (
+        engine.evaluate_range(5, &roots, 0..40).unwrap(),
+        Sequential.evaluate(5, &roots, 100).unwrap(),
+    );
+    let merged: Vec<RolloutSums> = a.iter().zip(&want).map(|(a, w)| a.merge(*w)).collect();
+    assert_eq!(merged, b);
 }
 
 /// Every candidate's sums, from positions near the end of the game and with 32768-scale tiles.
@@ -199,12 +216,17 @@ impl RolloutEngine for Deferred {
     fn backend(&self) -> rollsim_core::Device {
         self.inner.backend()
     }
-    fn evaluate(&mut self, seed: u64, roots: &[Root], n: u32) -> anyhow::Result<Vec<RolloutSums>> {
+    fn evaluate_range(
+        &mut self,
+        seed: u64,
+        roots: &[Root],
+        range: std::ops::Range<u32>,
+    ) -> anyhow::Result<Vec<RolloutSums>> {
         assert!(
             self.calls.iter().all(Option::is_none),
             "evaluated with calls in flight"
         );
-        self.inner.evaluate(seed, roots, n)
+        self.inner.evaluate_range(seed, roots, range)
     }
     fn start(&mut self, seed: u64, roots: &[Root], n: u32) -> anyhow::Result<Pending> {
         let free = self

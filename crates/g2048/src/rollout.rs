@@ -6,6 +6,8 @@
 //! words come from the stream the root names plus the rollout's index, so any engine that runs
 //! it, on any thread or GPU lane, draws the same words and plays the same game.
 
+use std::ops::Range;
+
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
@@ -171,8 +173,8 @@ impl RolloutSums {
     }
 }
 
-/// Plays `n` rollouts of `root` in order on this thread.
-pub fn rollouts_of(seed: u64, root: &Root, range: std::ops::Range<u32>) -> RolloutSums {
+/// Plays rollouts `range` of `root` in order on this thread.
+pub fn rollouts_of(seed: u64, root: &Root, range: Range<u32>) -> RolloutSums {
     let t = tables();
     let board = root.board();
     range.fold(RolloutSums::default(), |acc, i| {
@@ -189,8 +191,17 @@ pub trait RolloutEngine {
     fn adapter(&self) -> Option<String> {
         None
     }
-    /// `n` rollouts of every root under `seed`.
-    fn evaluate(&mut self, seed: u64, roots: &[Root], n: u32) -> anyhow::Result<Vec<RolloutSums>>;
+    /// Rollouts `range` (by index) of every root under `seed`.
+    fn evaluate_range(
+        &mut self,
+        seed: u64,
+        roots: &[Root],
+        range: Range<u32>,
+    ) -> anyhow::Result<Vec<RolloutSums>>;
+    /// The first `n` rollouts of every root under `seed`.
+    fn evaluate(&mut self, seed: u64, roots: &[Root], n: u32) -> anyhow::Result<Vec<RolloutSums>> {
+        self.evaluate_range(seed, roots, 0..n)
+    }
     /// Starts [`RolloutEngine::evaluate`]; [`RolloutEngine::finish`] returns its sums. An engine
     /// that [overlaps](RolloutEngine::overlaps) returns at once and keeps up to two calls in
     /// flight, so that its caller can prepare one while the other runs, finishing them in the
@@ -226,8 +237,13 @@ impl RolloutEngine for CpuEngine {
         Device::Cpu
     }
 
-    fn evaluate(&mut self, seed: u64, roots: &[Root], n: u32) -> anyhow::Result<Vec<RolloutSums>> {
-        Ok(evaluate_cpu(seed, roots, n))
+    fn evaluate_range(
+        &mut self,
+        seed: u64,
+        roots: &[Root],
+        range: Range<u32>,
+    ) -> anyhow::Result<Vec<RolloutSums>> {
+        Ok(evaluate_cpu_range(seed, roots, range))
     }
 }
 
@@ -238,13 +254,22 @@ const CPU_CHUNK: u32 = 16;
 /// The CPU engine: `n` rollouts of every root, spread over the current rayon pool. The sums are
 /// integers, so the result does not depend on how the work was split.
 pub fn evaluate_cpu(seed: u64, roots: &[Root], n: u32) -> Vec<RolloutSums> {
+    evaluate_cpu_range(seed, roots, 0..n)
+}
+
+/// [`evaluate_cpu`] of rollouts `range` of every root.
+pub fn evaluate_cpu_range(seed: u64, roots: &[Root], range: Range<u32>) -> Vec<RolloutSums> {
+    let n = range.len() as u32;
     let chunks = n.div_ceil(CPU_CHUNK);
     roots
         .par_iter()
         .map(|root| {
             (0..chunks)
                 .into_par_iter()
-                .map(|c| rollouts_of(seed, root, c * CPU_CHUNK..((c + 1) * CPU_CHUNK).min(n)))
+                .map(|c| {
+                    let from = range.start + c * CPU_CHUNK;
+                    rollouts_of(seed, root, from..(from + CPU_CHUNK).min(range.end))
+                })
                 .reduce(RolloutSums::default, RolloutSums::merge)
         })
         .collect()

@@ -57,11 +57,14 @@ const WORDS_PER_ROOT: usize = 16;
 struct Params {
     key: [u32; 2],
     rollouts: u32,
+    first_rollout: u32,
     first_item: u32,
     items: u32,
     groups_x: u32,
     count: u32,
     per_group: u32,
+    /// The struct's 8-byte alignment (its `key`) rounds it to 40 bytes.
+    pad: u32,
 }
 
 /// Buffers sized for a batch; replaced by larger ones when a batch needs more.
@@ -251,8 +254,9 @@ impl GpuRolloutEngine {
         set: usize,
         seed: u64,
         roots: &[Root],
-        n: u32,
+        range: std::ops::Range<u32>,
     ) -> Result<Submitted, GpuError> {
+        let n = range.len() as u32;
         let items = roots.len() as u64 * u64::from(n);
         let per_dispatch = u64::from(self.rollouts_per_dispatch);
         let dispatches = items.div_ceil(per_dispatch) as u32;
@@ -273,11 +277,13 @@ impl GpuRolloutEngine {
             let p = Params {
                 key: [seed as u32, (seed >> 32) as u32],
                 rollouts: n,
+                first_rollout: range.start,
                 first_item: first as u32,
                 items: items as u32,
                 groups_x: x,
                 count,
                 per_group,
+                pad: 0,
             };
             params.push(p);
             shapes.push((x, y));
@@ -347,16 +353,6 @@ impl GpuRolloutEngine {
         self.dispatches += u64::from(s.dispatches);
         all_sums(&words[0], s.n)
     }
-
-    fn evaluate_batch(
-        &mut self,
-        seed: u64,
-        roots: &[Root],
-        n: u32,
-    ) -> Result<Vec<RolloutSums>, GpuError> {
-        let s = self.submit_batch(0, seed, roots, n)?;
-        self.collect_batch(0, s)
-    }
 }
 
 /// Every root's sums from the kernel's output, after checking that each recorded all `n`
@@ -397,7 +393,13 @@ impl RolloutEngine for GpuRolloutEngine {
         Some(self.gpu.adapter.name.clone())
     }
 
-    fn evaluate(&mut self, seed: u64, roots: &[Root], n: u32) -> anyhow::Result<Vec<RolloutSums>> {
+    fn evaluate_range(
+        &mut self,
+        seed: u64,
+        roots: &[Root],
+        range: std::ops::Range<u32>,
+    ) -> anyhow::Result<Vec<RolloutSums>> {
+        let n = range.len() as u32;
         anyhow::ensure!(n > 0, "the number of rollouts must be at least 1");
         anyhow::ensure!(
             self.in_flight.iter().all(Option::is_none),
@@ -405,7 +407,8 @@ impl RolloutEngine for GpuRolloutEngine {
         );
         let mut out = Vec::with_capacity(roots.len());
         for batch in roots.chunks(self.max_roots(n)) {
-            out.extend(self.evaluate_batch(seed, batch, n)?);
+            let s = self.submit_batch(0, seed, batch, range.clone())?;
+            out.extend(self.collect_batch(0, s)?);
         }
         Ok(out)
     }
@@ -422,7 +425,7 @@ impl RolloutEngine for GpuRolloutEngine {
             // More than one batch: evaluated here (refused while another is in flight).
             return Ok(Pending::Ready(self.evaluate(seed, roots, n)?));
         }
-        self.in_flight[set] = Some(self.submit_batch(set, seed, roots, n)?);
+        self.in_flight[set] = Some(self.submit_batch(set, seed, roots, 0..n)?);
         Ok(Pending::InFlight(set))
     }
 
@@ -458,11 +461,13 @@ mod tests {
             Params {
                 key,
                 rollouts,
+                first_rollout,
                 first_item,
                 items,
                 groups_x,
                 count,
-                per_group
+                per_group,
+                pad
             }
         )
         .unwrap_or_else(|e| panic!("{e}"));
