@@ -6,7 +6,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use rollsim_2048::play::play_mc_games;
+use rollsim_2048::play::{Spending, play_mc_games};
 pub use rollsim_2048::rollout::sample_roots;
 use rollsim_2048::rollout::{RolloutEngine, Root};
 use rollsim_2048::{Game, Objective};
@@ -121,7 +121,16 @@ pub fn rollouts(
 pub fn mc_games(engine: &mut dyn RolloutEngine, count: u32, n: u32) -> anyhow::Result<Measurement> {
     let start = Instant::now();
     let games = (0..count).map(|g| Game::new(1, g)).collect();
-    let (games, rollouts) = play_mc_games(engine, 1, games, n, Objective::Score, &mut |_| Ok(()))?;
+    let plain = Spending::default();
+    let (games, rollouts) = play_mc_games(
+        engine,
+        1,
+        games,
+        n,
+        Objective::Score,
+        plain,
+        &mut |_| Ok(()),
+    )?;
     let secs = start.elapsed().as_secs_f64();
     let moves: u64 = games.iter().map(|g| u64::from(g.moves)).sum();
     Ok(Measurement {

@@ -2,6 +2,7 @@
 //! text of its values, and converts into it and back, both by exhaustive matches, so that
 //! neither side can gain a variant the other lacks. The domain crates know nothing of clap.
 
+use rollsim_2048::play::Spending;
 use rollsim_2048::{Objective, PlayerKind};
 use rollsim_gpu::Backend;
 use rollsim_puzzle::{Partition, Plan};
@@ -96,5 +97,29 @@ mirror! {
         Greedy => Greedy,
         /// Each stage by its shortest move sequence (a per-stage lower bound, for comparison)
         Shortest => Shortest,
+    }
+}
+
+/// How the Monte Carlo player spends a move's rollouts (`2048 play --player mc`, `2048
+/// experiment`); without either flag, every candidate gets its own rollouts.
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct SpendingArgs {
+    /// Common random numbers: every candidate of a move plays the same rollout streams, so
+    /// that their comparison sees less noise
+    #[arg(long)]
+    pub crn: bool,
+    /// Race the candidates for the same budget: rounds of a quarter of --rollouts each, a
+    /// candidate clearly behind the best (their 99.5% bounds apart) dropped and its share
+    /// played by the others
+    #[arg(long)]
+    pub race: bool,
+}
+
+impl From<SpendingArgs> for Spending {
+    fn from(a: SpendingArgs) -> Spending {
+        Spending {
+            common: a.crn,
+            race: a.race,
+        }
     }
 }

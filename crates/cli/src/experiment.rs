@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args as ClapArgs;
 
 use super::{ComputeArgs, OutputArgs, input_error, print_json, progress_bar_with_message};
-use crate::args::ObjectiveArg;
+use crate::args::{ObjectiveArg, SpendingArgs};
 use crate::backend::rollout_engine;
 use rollsim_2048::experiment::{
     self, ExperimentError, Header, Results, Shard, Summary, parse_rollouts, read_results,
@@ -22,7 +22,7 @@ pub struct ExperimentArgs {
     out: Option<PathBuf>,
     /// Summarise a results file (per N: score mean with 95% CI, median, reach rates with Wilson
     /// 95% intervals) and write FILE.csv; plays nothing.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["out", "rollouts", "games", "seed", "shard", "objective", "backend", "threads"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["out", "rollouts", "games", "seed", "shard", "objective", "crn", "race", "backend", "threads"])]
     report: Option<PathBuf>,
     /// Rollouts per move of each sweep point, comma-separated: e.g. 10,100,1000.
     #[arg(long, value_name = "N,N,…", required_unless_present = "report")]
@@ -33,6 +33,8 @@ pub struct ExperimentArgs {
     /// What the mc player maximises.
     #[arg(long, value_enum, default_value_t = ObjectiveArg::Score)]
     objective: ObjectiveArg,
+    #[command(flatten)]
+    spending: SpendingArgs,
     /// Seed of every game (recorded in the file; required so shards and reruns agree).
     #[arg(long, required_unless_present = "report")]
     seed: Option<u64>,
@@ -84,7 +86,14 @@ pub fn experiment(a: ExperimentArgs) -> anyhow::Result<()> {
         None => Shard::ALL,
     };
     a.compute.init_threads()?;
-    let header = Header::new(seed, a.objective.into(), games, rollouts, shard);
+    let header = Header::new(
+        seed,
+        a.objective.into(),
+        a.spending.into(),
+        games,
+        rollouts,
+        shard,
+    );
     let mut results = Results::open(out, &header).map_err(classify)?;
     if results.repaired {
         eprintln!(

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::experiment::{ExperimentArgs, MergeArgs};
 use super::{ComputeArgs, CpuComputeArgs, OutputArgs, input_error, print_json, progress_bar};
-use crate::args::{ObjectiveArg, PlayerArg};
+use crate::args::{ObjectiveArg, PlayerArg, SpendingArgs};
 use crate::backend::rollout_engine;
 use rollsim_2048::ntuple::gpu::GpuNetwork;
 use rollsim_2048::ntuple::{Rate, Recipe, small_tuples, standard_tuples};
@@ -80,6 +80,8 @@ pub struct PlayArgs {
     /// board.
     #[arg(long, value_enum)]
     objective: Option<ObjectiveArg>,
+    #[command(flatten)]
+    spending: SpendingArgs,
     /// Seed of every random choice (default: a random seed, printed in the report).
     #[arg(long)]
     seed: Option<u64>,
@@ -311,6 +313,8 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
             ),
             (!mc && a.rollouts.is_some(), "--rollouts", "--player mc"),
             (!mc && a.objective.is_some(), "--objective", "--player mc"),
+            (!mc && a.spending.crn, "--crn", "--player mc"),
+            (!mc && a.spending.race, "--race", "--player mc"),
         ],
         &format!("--player {name}"),
     )?;
@@ -353,6 +357,7 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
         PlayerKind::Mc => Player::Mc {
             rollouts: a.rollouts.unwrap_or(100),
             objective: a.objective.map_or(Objective::Score, Objective::from),
+            spending: a.spending.into(),
         },
         PlayerKind::Ntuple => Player::Ntuple {
             network: network()?,

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use crate::ntuple::{BatchValues, CpuValues, Network, small_tuples};
 use crate::play::{
-    Candidate, Effort, best_candidate, evaluate_games, play_batch, play_expectimax_lockstep,
-    play_greedy_lockstep, play_mc_games,
+    Candidate, Effort, Spending, best_candidate, evaluate_games, play_batch,
+    play_expectimax_lockstep, play_greedy_lockstep, play_mc_games,
 };
 use crate::rollout::{Pending, RolloutSums, rollouts_of, sample_roots};
 use crate::{Board, CpuEngine, Dir, Game, Objective, PlayConfig, Player, RolloutEngine, Root};
@@ -187,22 +187,67 @@ fn mc_games_equal_sequential_games<D: Device>() {
     let Some(d) = D::open("mc_games_equal_sequential_games") else {
         return;
     };
-    for (seed, objective) in [
-        (1, Objective::Score),
-        (2, Objective::Tilesum),
-        (0xdead_beef_0000_0001, Objective::Score),
+    let spendings = [(false, false), (true, false), (false, true), (true, true)]
+        .map(|(common, race)| Spending { common, race });
+    for (seed, objective, spending) in [
+        (1, Objective::Score, spendings[0]),
+        (2, Objective::Tilesum, spendings[0]),
+        (0xdead_beef_0000_0001, Objective::Score, spendings[0]),
+        (3, Objective::Score, spendings[1]),
+        (4, Objective::Score, spendings[2]),
+        (5, Objective::Tilesum, spendings[2]),
+        (6, Objective::Score, spendings[3]),
     ] {
         let mc = Player::Mc {
-            rollouts: 6,
+            rollouts: 12,
             objective,
+            spending,
         };
         let c = config(mc, 3, seed);
-        assert_eq!(
-            outcome(d.rollouts().as_mut(), &c),
-            outcome(&mut Sequential, &c),
-            "seed {seed}"
-        );
+        let want = outcome(&mut Sequential, &c);
+        assert_eq!(outcome(d.rollouts().as_mut(), &c), want, "seed {seed}");
+        // Deterministic for a seed.
+        assert_eq!(outcome(d.rollouts().as_mut(), &c), want, "seed {seed}");
     }
+}
+
+/// Each option plays other games than the plain player (the rollouts it draws differ), and a
+/// race spends at most the plain budget, on fewer rollouts of candidates clearly behind.
+#[test]
+fn spending_options_change_the_games_within_the_budget() {
+    let play = |spending| {
+        let c = config(
+            Player::Mc {
+                rollouts: 40,
+                objective: Objective::Score,
+                spending,
+            },
+            4,
+            7,
+        );
+        let played = play_batch(&c, &mut CpuEngine, &|_| {}).unwrap();
+        let games: Vec<(u64, u32)> = played.games.iter().map(|g| (g.score, g.moves)).collect();
+        (games, played.rollouts)
+    };
+    let plain = play(Spending::default());
+    for (common, race) in [(true, false), (false, true)] {
+        let other = play(Spending { common, race });
+        assert_ne!(other.0, plain.0, "common {common}, race {race}");
+    }
+    // Per move a race spends at most 40 a candidate, and less when it drops some early.
+    let (games, rollouts) = play(Spending {
+        common: false,
+        race: true,
+    });
+    let moves: u64 = games.iter().map(|&(_, m)| u64::from(m)).sum();
+    assert!(
+        rollouts <= moves * 4 * 40,
+        "{rollouts} rollouts over {moves} moves"
+    );
+    assert!(
+        rollouts > moves * 40,
+        "{rollouts} rollouts over {moves} moves"
+    );
 }
 
 /// Overlaps as a GPU engine does, on any engine: `start` keeps the call, `finish` makes it.
@@ -264,6 +309,7 @@ fn mc_games_in_alternating_halves_equal_lockstep_games<D: Device>() {
             (0..games).map(|g| Game::new(4, g)).collect(),
             5,
             Objective::Score,
+            Spending::default(),
             &mut |done| {
                 ended.extend(done.iter().map(|&(g, e)| (g.index, g.moves, e)));
                 Ok(())

@@ -17,7 +17,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::play::{Effort, Game, GameState, Objective, play_mc_games};
+use super::play::{Effort, Game, GameState, Objective, Spending, play_mc_games};
 use super::reach::Reached;
 use super::rollout::RolloutEngine;
 use rollsim_core::progress::Progress;
@@ -138,6 +138,9 @@ pub struct Header {
     pub games: u32,
     /// Rollouts per move of each sweep point, in the order played.
     pub rollouts: Vec<u32>,
+    /// How each move's rollouts are spent (left out of the file when plain).
+    #[serde(default, skip_serializing_if = "Spending::is_plain")]
+    pub spending: Spending,
     pub shard: Shard,
 }
 
@@ -145,6 +148,7 @@ impl Header {
     pub fn new(
         seed: u64,
         objective: Objective,
+        spending: Spending,
         games: u32,
         rollouts: Vec<u32>,
         shard: Shard,
@@ -155,6 +159,7 @@ impl Header {
             objective,
             games,
             rollouts,
+            spending,
             shard,
         }
     }
@@ -455,6 +460,7 @@ pub fn run(
                 games.iter().map(|&g| Game::new(header.seed, g)).collect(),
                 n,
                 header.objective,
+                header.spending,
                 &mut |ended| {
                     let records: Vec<Record> =
                         ended.iter().map(|&(g, e)| Record::of(n, g, e)).collect();
@@ -787,7 +793,14 @@ mod tests {
 
     #[test]
     fn experiment_resume_after_cut_line_matches_one_shot() {
-        let h = Header::new(5, Objective::Score, 4, vec![2, 3], Shard::ALL);
+        let h = Header::new(
+            5,
+            Objective::Score,
+            Spending::default(),
+            4,
+            vec![2, 3],
+            Shard::ALL,
+        );
         let dir = tempfile::tempdir().unwrap();
         let temp = |name: &str| dir.path().join(name);
         let one = temp("oneshot");
@@ -810,7 +823,14 @@ mod tests {
         // Nothing left: a rerun changes nothing.
         assert_eq!(run_all(&cut, &h), resumed);
         // Another experiment in the same file is refused.
-        let other = Header::new(6, Objective::Score, 4, vec![2, 3], Shard::ALL);
+        let other = Header::new(
+            6,
+            Objective::Score,
+            Spending::default(),
+            4,
+            vec![2, 3],
+            Shard::ALL,
+        );
         let e = Results::open(&cut, &other).err().unwrap();
         assert!(e.is::<ExperimentError>(), "{e}");
         let _ = std::fs::remove_file(one);

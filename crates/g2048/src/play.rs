@@ -185,6 +185,17 @@ impl Objective {
             Objective::Tilesum => u128::from(sums.tile_sum),
         }
     }
+
+    /// The candidate's mean and the sample standard deviation of its rollouts' values.
+    pub fn mean_sd(self, move_score: u32, sums: &RolloutSums) -> (f64, f64) {
+        match self {
+            Objective::Score => {
+                let (mean, sd) = sums.mean_sd(sums.score, sums.score_sq);
+                (f64::from(move_score) + mean, sd)
+            }
+            Objective::Tilesum => sums.mean_sd(sums.tile_sum, sums.tile_sum_sq),
+        }
+    }
 }
 
 /// Which player plays.
@@ -221,6 +232,7 @@ pub enum Player {
         /// Rollouts per legal move.
         rollouts: u32,
         objective: Objective,
+        spending: Spending,
     },
     Ntuple {
         network: Arc<Network>,
@@ -344,12 +356,21 @@ pub fn play_batch(
         &Player::Mc {
             rollouts: n,
             objective,
+            spending,
         } => {
-            (games, rollouts) =
-                play_mc_games(engine, config.seed, games, n, objective, &mut |finished| {
+            let seed = config.seed;
+            (games, rollouts) = play_mc_games(
+                engine,
+                seed,
+                games,
+                n,
+                objective,
+                spending,
+                &mut |finished| {
                     progress.inc(finished.len() as u64);
                     Ok(())
-                })?;
+                },
+            )?;
         }
     }
     Ok(Played {
@@ -372,6 +393,10 @@ mod tests {
     const MC: Player = Player::Mc {
         rollouts: 8,
         objective: Objective::Score,
+        spending: Spending {
+            common: false,
+            race: false,
+        },
     };
 
     /// The names reports print are the ones the JSON carries.
@@ -486,8 +511,16 @@ mod tests {
             dir,
             moved: Moved { score, ..moved },
             sums,
+            dropped: false,
         };
         let cands = [c(Dir::Right, 4), c(Dir::Down, 4), c(Dir::Left, 0)];
+        // A candidate dropped from a race is never chosen.
+        let mut raced = cands;
+        raced[0].dropped = true;
+        assert_eq!(
+            best_candidate(Objective::Score, &raced).unwrap().dir,
+            Dir::Down
+        );
         assert_eq!(
             best_candidate(Objective::Score, &cands).unwrap().dir,
             Dir::Right

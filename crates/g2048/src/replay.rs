@@ -160,6 +160,7 @@ mod tests {
         let mc = Player::Mc {
             rollouts: 3,
             objective: crate::Objective::Score,
+            spending: crate::play::Spending::default(),
         };
         records.extend(recorded_games(mc, 3));
         for r in &records {

@@ -38,6 +38,9 @@ pub struct Report {
     pub rollouts: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub objective: Option<Objective>,
+    /// How the Monte Carlo player spent its rollouts, when not plainly.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spending: Option<Spending>,
     /// Expectimax depth in moves.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub depth: Option<u32>,
@@ -111,12 +114,17 @@ impl Report {
         let n = games.max(1) as f64;
         let reach = tally.reach.rates();
         let secs = seconds.max(1e-9);
-        let (rollouts, objective) = match config.player {
+        let (rollouts, objective, spending) = match config.player {
             Player::Mc {
                 rollouts,
                 objective,
-            } => (Some(rollouts), Some(objective)),
-            _ => (None, None),
+                spending,
+            } => (
+                Some(rollouts),
+                Some(objective),
+                Some(spending).filter(|s| !s.is_plain()),
+            ),
+            _ => (None, None, None),
         };
         let mc = rollouts.is_some();
         Report {
@@ -127,6 +135,7 @@ impl Report {
             adapter,
             rollouts,
             objective,
+            spending,
             depth: matches!(config.player, Player::Expectimax { .. })
                 .then(|| config.player.depth()),
             downgrade_at: config.downgrade.map(|e| 1 << e),
