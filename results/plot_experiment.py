@@ -44,7 +44,11 @@ ax.set_ylabel("% of games (95% Wilson interval)")
 ax.set_title(f"Monte Carlo player, objective {header['objective']}, seed {header['seed']}")
 ax.legend()
 ax.grid(alpha=0.3)
-bx.boxplot([[g["score"] for g in games if g["n"] == n] for n in ns], tick_labels=[str(n) for n in ns])
+scores, labels = [[g["score"] for g in games if g["n"] == n] for n in ns], [str(n) for n in ns]
+try:
+    bx.boxplot(scores, tick_labels=labels)
+except TypeError:  # matplotlib before 3.9 (Debian 12 has 3.6)
+    bx.boxplot(scores, labels=labels)
 bx.set_xlabel("rollouts per move")
 bx.set_ylabel("score")
 bx.set_title(f"score distribution, {len(games) // len(ns)} games per point")
