@@ -424,24 +424,25 @@ mod one_sided_tests {
         out.into_inner()
     }
 
+    /// A compressed fixed32 table with first-off distributions, its passes `side_by_side` or not.
+    fn both_passes(
+        space: Space,
+        side_by_side: bool,
+        out: &mut (impl Write + Seek + Send),
+        dir: &Path,
+    ) -> anyhow::Result<()> {
+        rayon::scope(|_| {
+            one_sided_gnubg::<Fixed31>(space, true, side_by_side, true, out, dir, &|_| {})
+        })
+    }
+
     #[test]
     fn both_passes_side_by_side_or_one_after_the_other_write_the_same_file() {
         let space = Space::new(6, 15).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let built = |side_by_side| {
             let mut out = Cursor::new(Vec::new());
-            rayon::scope(|_| {
-                one_sided_gnubg::<Fixed31>(
-                    space,
-                    true,
-                    side_by_side,
-                    true,
-                    &mut out,
-                    dir.path(),
-                    &|_| {},
-                )
-            })
-            .unwrap();
+            both_passes(space, side_by_side, &mut out, dir.path()).unwrap();
             out.into_inner()
         };
         assert!(built(true) == built(false));
@@ -479,18 +480,7 @@ mod one_sided_tests {
         let space = Space::new(6, 15).unwrap();
         for side_by_side in [true, false] {
             let mut out = Full { room: 200_000 };
-            let e = rayon::scope(|_| {
-                one_sided_gnubg::<Fixed31>(
-                    space,
-                    true,
-                    side_by_side,
-                    true,
-                    &mut out,
-                    dir.path(),
-                    &|_| {},
-                )
-            })
-            .unwrap_err();
+            let e = both_passes(space, side_by_side, &mut out, dir.path()).unwrap_err();
             assert!(format!("{e:#}").contains("disk full"), "{e:#}");
         }
     }

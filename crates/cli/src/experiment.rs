@@ -141,9 +141,15 @@ fn report(path: &std::path::Path, s: &Summary, json: bool) -> anyhow::Result<()>
     }
     let objective = s.objective.name();
     outln!(
-        "experiment  seed {}, objective {}, {} games per N, shard {}{}",
+        "experiment  seed {}, objective {}{}{}, {} games per N, shard {}{}",
         s.seed,
         objective,
+        if s.spending.common {
+            ", common random numbers"
+        } else {
+            ""
+        },
+        if s.spending.race { ", racing" } else { "" },
         s.games,
         s.shard,
         if s.complete { "" } else { " (incomplete)" }

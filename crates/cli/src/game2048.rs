@@ -482,11 +482,20 @@ fn print_report(r: &Report) {
                 None => format!("ntuple greedy ({net}{downgrade})"),
             }
         }
-        PlayerKind::Mc => format!(
-            "mc ({} rollouts per move, objective {})",
-            r.rollouts.unwrap_or(0),
-            r.objective.map_or("", Objective::name)
-        ),
+        PlayerKind::Mc => {
+            let s = r.spending.unwrap_or_default();
+            format!(
+                "mc ({} rollouts per move, objective {}{}{})",
+                r.rollouts.unwrap_or(0),
+                r.objective.map_or("", Objective::name),
+                if s.common {
+                    ", common random numbers"
+                } else {
+                    ""
+                },
+                if s.race { ", racing" } else { "" }
+            )
+        }
     };
     let backend = match &r.adapter {
         Some(a) => format!("{} ({a})", r.backend),

@@ -116,6 +116,29 @@ fn mc_play_reports_rollouts() {
     assert_eq!(a["backend"], "cpu");
     assert_eq!(a["objective"], "tilesum");
     assert!(a["rollouts_per_s"].as_f64().unwrap() > 0.0);
+    assert!(
+        a.get("spending").is_none(),
+        "plain play reports no spending"
+    );
+    let raced = json(&[
+        "2048",
+        "play",
+        "--player",
+        "mc",
+        "--games",
+        "2",
+        "--rollouts",
+        "8",
+        "--seed",
+        "1",
+        "--backend",
+        "cpu",
+        "--json",
+        "--crn",
+        "--race",
+    ]);
+    assert_eq!(raced["spending"]["common"], true);
+    assert_eq!(raced["spending"]["race"], true);
 }
 
 #[test]
@@ -503,6 +526,8 @@ fn flags_that_do_not_apply_are_refused() {
             &["2048", "play", "--depth", "2"][..],
             "--depth is for --player expectimax",
         ),
+        (&["2048", "play", "--race"][..], "--race is for --player mc"),
+        (&["2048", "play", "--crn"][..], "--crn is for --player mc"),
     ] {
         assert_input_error(args, says);
     }

@@ -618,6 +618,8 @@ pub struct Point {
 pub struct Summary {
     pub seed: u64,
     pub objective: Objective,
+    #[serde(skip_serializing_if = "Spending::is_plain")]
+    pub spending: Spending,
     pub games: u32,
     pub shard: Shard,
     /// Whether every game of the file's shard is there.
@@ -677,6 +679,7 @@ pub fn summarize(f: &ResultsFile) -> Summary {
     Summary {
         seed: h.seed,
         objective: h.objective,
+        spending: h.spending,
         games: h.games,
         shard: h.shard,
         complete,
