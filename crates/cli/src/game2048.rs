@@ -150,6 +150,10 @@ pub struct TrainArgs {
     /// one-stage network: weight promotion, every stage starting from its trained weights.
     #[arg(long, value_delimiter = ',', value_name = "TILES")]
     stages: Vec<u32>,
+    /// Carousel shaping: every other training game starts from a position where an earlier
+    /// game first held this tile (e.g. 16384), so that half the training is spent beyond it.
+    #[arg(long, value_name = "TILE")]
+    restart_at: Option<u32>,
     /// Optimistic initialisation: every board's value before training (e.g. 320000). New
     /// networks only.
     #[arg(long, default_value_t = 0.0, value_name = "VALUE")]
@@ -318,17 +322,10 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
         ],
         &format!("--player {name}"),
     )?;
-    let downgrade = match a.downgrade_at {
-        None => None,
-        Some(t) => match rollsim_2048::board::tile_exponent(t).filter(|&e| e >= 3) {
-            Some(e) => Some(e),
-            None => {
-                return Err(input_error(format!(
-                    "--downgrade-at {t} is not a tile from 8 to 32768"
-                )));
-            }
-        },
-    };
+    let downgrade = a
+        .downgrade_at
+        .map(|t| tile_flag("--downgrade-at", t))
+        .transpose()?;
     if kind == PlayerKind::Random && a.compute.backend() == rollsim_gpu::Backend::Gpu {
         return Err(input_error(
             "--player random plays on CPU threads (it has nothing for a GPU to do); --backend \
@@ -886,6 +883,10 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
     let seed = a.seed.unwrap_or_else(rand::random);
     let element = if a.f16 { Element::F16 } else { Element::F32 };
     let rate = if a.tc { Rate::Coherence } else { Rate::Fixed };
+    let restart_at = a
+        .restart_at
+        .map(|t| tile_flag("--restart-at", t))
+        .transpose()?;
     let config = TrainConfig {
         games: a.games - already,
         seed,
@@ -894,6 +895,7 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
         lambda: a.lambda,
         threads,
         block: a.block,
+        restart_at,
     };
     if !a.output.json {
         outln!(
@@ -961,4 +963,11 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
         report.games
     );
     Ok(())
+}
+
+/// The exponent of the tile `t` that `flag` was given: a tile from 8 to 32768.
+fn tile_flag(flag: &str, t: u32) -> anyhow::Result<u8> {
+    rollsim_2048::board::tile_exponent(t)
+        .filter(|&e| e >= 3)
+        .ok_or_else(|| input_error(format!("{flag} {t} is not a tile from 8 to 32768")))
 }

@@ -45,6 +45,8 @@ pub enum StreamKind {
     Rollout = 2,
     /// One random 15-puzzle board.
     Puzzle = 3,
+    /// The choices of training shaping (where a training game starts).
+    Shaping = 4,
 }
 
 /// Largest move number a rollout stream can name: 26 bits of the last counter word.
@@ -91,6 +93,11 @@ impl Stream {
     /// The stream of one real game: its spawns and, for the random player, its moves.
     pub fn game(seed: u64, game: u32) -> Self {
         Stream::new(seed, [0, game, (StreamKind::Game as u32) << 28])
+    }
+
+    /// The stream of a training game's shaping choices (its spawns keep [`Stream::game`]).
+    pub fn shaping(seed: u64, game: u32) -> Self {
+        Stream::new(seed, [0, game, (StreamKind::Shaping as u32) << 28])
     }
 
     /// The stream of one rollout, named by everything that identifies it and nothing about how

@@ -290,9 +290,17 @@ impl Network {
     }
 
     /// Records a training session's games (see [`Recipe::record`]) and sets the game count.
-    pub fn record_training(&mut self, rate: Rate, alpha: f32, lambda: f32, games: u64) {
+    pub fn record_training(
+        &mut self,
+        rate: Rate,
+        alpha: f32,
+        lambda: f32,
+        restart_at: Option<u32>,
+        games: u64,
+    ) {
         self.games += games;
-        self.recipe.record(rate, alpha, lambda, self.games, games);
+        self.recipe
+            .record(rate, alpha, lambda, restart_at, self.games, games);
     }
 
     /// Weights per stage.
@@ -1096,7 +1104,7 @@ mod tests {
         for _ in 0..200 {
             net.td_update(random_board(&mut rng, 13), 50.0, 0.01);
         }
-        net.record_training(Rate::Coherence, 1.0, 0.5, 200);
+        net.record_training(Rate::Coherence, 1.0, 0.5, None, 200);
         let data = bytes(&net, Element::F32);
         let back = Network::read_from(&data[..]).unwrap();
         assert_eq!(back.recipe(), net.recipe());

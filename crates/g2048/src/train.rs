@@ -23,6 +23,7 @@
 //! longer bit-reproducible, as updates interleave differently, but learn as well per game.
 
 use rollsim_core::progress::Progress;
+use rollsim_core::rng::Stream;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -48,6 +49,8 @@ pub struct TrainConfig {
     pub threads: usize,
     /// Games per reported block.
     pub block: u64,
+    /// Carousel shaping (exponent of the tile): see [`Scratch`].
+    pub restart_at: Option<u8>,
 }
 
 impl Default for TrainConfig {
@@ -60,6 +63,7 @@ impl Default for TrainConfig {
             lambda: 0.0,
             threads: 1,
             block: 1000,
+            restart_at: None,
         }
     }
 }
@@ -75,6 +79,10 @@ pub struct BlockStats {
     pub max_score: u64,
     /// Fraction of the block's games whose largest tile reached each of 128 to 65536.
     pub reach: BTreeMap<u32, f64>,
+    /// Games started from a position of an earlier game (shaping); the score and reach figures
+    /// are those of the others, which started from the beginning.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub restarted: u64,
     pub moves: u64,
     pub seconds: f64,
     pub moves_per_s: f64,
@@ -91,6 +99,10 @@ pub struct TrainSummary {
     pub blocks: Vec<BlockStats>,
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// One finished training game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GameResult {
@@ -98,13 +110,24 @@ pub struct GameResult {
     pub moves: u32,
     /// See [`Game::reached_exponent`].
     pub max_exponent: u8,
+    /// It started from an earlier game's position (shaping).
+    pub restarted: bool,
 }
 
-/// Scratch a training thread keeps from game to game: feature rows, and the afterstates and
-/// rewards of the game in play (for TD(λ)).
+/// Positions a thread keeps for carousel shaping.
+const SHAPING_KEPT: usize = 1024;
+
+/// Scratch a training thread keeps from game to game: feature rows, the afterstates and
+/// rewards of the game in play (for TD(λ)), and for carousel shaping the positions where its
+/// last games (the last [`SHAPING_KEPT`]) first held the shaping tile. Under shaping, every
+/// game of odd index starts from one of those, once there are any, so that half the training
+/// is spent beyond the tile, where games from the start rarely go (Jaśkowski's carousel
+/// shaping, with one stage boundary).
 pub struct Scratch {
     features: Features,
     path: Vec<(Board, u32)>,
+    starts: Vec<Board>,
+    kept: usize,
 }
 
 impl Scratch {
@@ -112,7 +135,27 @@ impl Scratch {
         Scratch {
             features: Features::new(net, 5),
             path: Vec::new(),
+            starts: Vec::new(),
+            kept: 0,
         }
+    }
+
+    /// Where game `index` starts under shaping at exponent `at`.
+    fn start(&self, seed: u64, index: u32, at: Option<u8>) -> Option<Board> {
+        at?;
+        if index % 2 == 0 || self.starts.is_empty() {
+            return None;
+        }
+        let k = Stream::shaping(seed, index).below(self.starts.len() as u32);
+        Some(self.starts[k as usize])
+    }
+
+    fn keep(&mut self, b: Board) {
+        match self.starts.len() < SHAPING_KEPT {
+            true => self.starts.push(b),
+            false => self.starts[self.kept % SHAPING_KEPT] = b,
+        }
+        self.kept += 1;
     }
 }
 
@@ -127,14 +170,22 @@ pub fn train_game(
     index: u32,
     step: f32,
     lambda: f32,
+    restart_at: Option<u8>,
     scratch: &mut Scratch,
 ) -> GameResult {
     /// The row of the features that holds the previous afterstate's.
     const PREV: usize = 4;
-    let Scratch { features, path } = scratch;
+    let start = scratch.start(seed, index, restart_at);
+    let mut g = match start {
+        Some(b) => Game::from_position(seed, index, b),
+        None => Game::new(seed, index),
+    };
+    // A game from the start is watched for the shaping tile; one started beyond it is not.
+    let mut watch = restart_at.filter(|_| start.is_none());
+    let Scratch { features, path, .. } = scratch;
     let online = lambda == 0.0;
     path.clear();
-    let mut g = Game::new(seed, index);
+    let mut reached = None;
     let mut values = [0f32; 4];
     let mut has_prev = false;
     while g.is_running() {
@@ -160,7 +211,17 @@ pub fn train_game(
             path.push((m.board, m.score));
         }
         g.play(m);
+        if let Some(at) = watch
+            && g.board.has_exponent_at_least(at)
+        {
+            reached = Some(g.board);
+            watch = None;
+        }
     }
+    if let Some(b) = reached {
+        scratch.keep(b);
+    }
+    let Scratch { features, path, .. } = scratch;
     if has_prev {
         net.td_update_indexed(features.row(PREV), 0.0, step);
     }
@@ -171,6 +232,7 @@ pub fn train_game(
         score: g.score,
         moves: g.moves,
         max_exponent: g.reached_exponent(),
+        restarted: start.is_some(),
     }
 }
 
@@ -194,20 +256,22 @@ fn learn_backward(net: &Network, path: &[(Board, u32)], step: f32, lambda: f32, 
 }
 
 fn block_stats(games: u64, results: &[GameResult], seconds: f64) -> BlockStats {
-    let n = results.len().max(1) as f64;
+    let fresh: Vec<&GameResult> = results.iter().filter(|r| !r.restarted).collect();
+    let n = fresh.len().max(1) as f64;
     let moves: u64 = results.iter().map(|r| u64::from(r.moves)).sum();
     BlockStats {
         games,
         block_games: results.len() as u64,
-        mean_score: results.iter().map(|r| r.score as f64).sum::<f64>() / n,
-        max_score: results.iter().map(|r| r.score).max().unwrap_or(0),
+        mean_score: fresh.iter().map(|r| r.score as f64).sum::<f64>() / n,
+        max_score: fresh.iter().map(|r| r.score).max().unwrap_or(0),
         reach: {
             let mut r = crate::reach::Reached::default();
-            for g in results {
+            for g in &fresh {
                 r.add(g.max_exponent);
             }
             r.rates()
         },
+        restarted: (results.len() - fresh.len()) as u64,
         moves,
         seconds,
         moves_per_s: moves as f64 / seconds.max(1e-9),
@@ -257,7 +321,15 @@ pub fn train(
         let shared: &Network = net;
         let game = |i: u64, scratch: &mut Scratch| {
             let index = (first + i) as u32;
-            let r = train_game(shared, config.seed, index, step, config.lambda, scratch);
+            let r = train_game(
+                shared,
+                config.seed,
+                index,
+                step,
+                config.lambda,
+                config.restart_at,
+                scratch,
+            );
             progress.inc(1);
             r
         };
@@ -288,7 +360,8 @@ pub fn train(
                     .collect()
             })
         };
-        net.record_training(config.rate, config.alpha, config.lambda, n);
+        let restart_at = config.restart_at.map(|e| 1u32 << e);
+        net.record_training(config.rate, config.alpha, config.lambda, restart_at, n);
         done += n;
         let stats = block_stats(first + n, &results, t0.elapsed().as_secs_f64());
         on_block(&stats, net)?;
@@ -333,6 +406,49 @@ pub(crate) mod tests {
             Arc::new(net)
         })
         .clone()
+    }
+
+    /// Under shaping, the odd games start from where earlier games first held the tile: half
+    /// the games once the first has reached it, each started beyond it, the statistics those of
+    /// the games from the start, the session recorded; and a one-thread run is reproducible.
+    #[test]
+    fn shaping_starts_every_other_game_beyond_the_tile() {
+        let shaped = |seed| {
+            let mut net = Network::new(small_tuples()).unwrap();
+            let config = TrainConfig {
+                games: 400,
+                seed,
+                block: 400,
+                restart_at: Some(7),
+                ..TrainConfig::default()
+            };
+            let mut starts = Vec::new();
+            let mut scratch = Scratch::new(&net);
+            for index in 0..6 {
+                starts.push(scratch.start(seed, index, Some(7)));
+                scratch.keep(Board::from_raw(0x7000 + u64::from(index)));
+            }
+            assert!(starts[0].is_none() && starts[1].is_some() && starts[2].is_none());
+            let s = train(&mut net, &config, &|_| {}, &mut |_, _| Ok(())).unwrap();
+            (s.blocks[0].clone(), net)
+        };
+        let (block, net) = shaped(3);
+        assert!(
+            (150..=200).contains(&block.restarted),
+            "{} of 400 restarted",
+            block.restarted
+        );
+        assert_eq!(net.recipe().training[0].restart_at, Some(128));
+        let (again, again_net) = shaped(3);
+        assert_eq!(
+            again,
+            BlockStats {
+                seconds: again.seconds,
+                moves_per_s: again.moves_per_s,
+                ..block
+            }
+        );
+        assert!(again_net.weights_f32() == net.weights_f32());
     }
 
     fn mean_score(player: Player, games: u32) -> f64 {

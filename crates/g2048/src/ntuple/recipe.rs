@@ -43,6 +43,9 @@ pub struct Session {
     /// The network's training games when the session started and when it ended.
     pub from: u64,
     pub to: u64,
+    /// Carousel shaping: every other game started where an earlier one first held this tile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart_at: Option<u32>,
 }
 
 /// What the weights are and how they were trained.
@@ -92,12 +95,21 @@ impl Recipe {
 
     /// Records `games` more training games by `rate`, `alpha` and `lambda`, ending at `to`:
     /// the last session grows when it used the same method, otherwise a new one starts.
-    pub fn record(&mut self, rate: Rate, alpha: f32, lambda: f32, to: u64, games: u64) {
+    pub fn record(
+        &mut self,
+        rate: Rate,
+        alpha: f32,
+        lambda: f32,
+        restart_at: Option<u32>,
+        to: u64,
+        games: u64,
+    ) {
         match self.training.last_mut() {
             Some(s)
                 if s.rate == rate
                     && s.alpha == alpha
                     && s.lambda == lambda
+                    && s.restart_at == restart_at
                     && s.to + games == to =>
             {
                 s.to = to;
@@ -108,6 +120,7 @@ impl Recipe {
                 lambda,
                 from: to - games,
                 to,
+                restart_at,
             }),
         }
     }
@@ -129,11 +142,13 @@ impl Recipe {
         parts.push(format!("init {}", self.init));
         for s in &self.training {
             parts.push(format!(
-                "{} games of {} alpha {} lambda {}",
+                "{} games of {} alpha {} lambda {}{}",
                 s.to - s.from,
                 s.rate.name(),
                 s.alpha,
-                s.lambda
+                s.lambda,
+                s.restart_at
+                    .map_or(String::new(), |t| format!(" restarting at {t}"))
             ));
         }
         parts.join(", ")
@@ -185,9 +200,9 @@ mod tests {
     #[test]
     fn sessions_extend_or_start_and_read_in_a_line() {
         let mut r = Recipe::default();
-        r.record(Rate::Fixed, 0.1, 0.0, 1000, 1000);
-        r.record(Rate::Fixed, 0.1, 0.0, 3000, 2000);
-        r.record(Rate::Coherence, 1.0, 0.5, 4000, 1000);
+        r.record(Rate::Fixed, 0.1, 0.0, None, 1000, 1000);
+        r.record(Rate::Fixed, 0.1, 0.0, None, 3000, 2000);
+        r.record(Rate::Coherence, 1.0, 0.5, Some(16384), 4000, 1000);
         assert_eq!(r.training.len(), 2);
         assert_eq!((r.training[0].from, r.training[0].to), (0, 3000));
         assert_eq!((r.training[1].from, r.training[1].to), (3000, 4000));
