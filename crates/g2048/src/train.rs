@@ -143,7 +143,7 @@ impl Scratch {
     /// Where game `index` starts under shaping at exponent `at`.
     fn start(&self, seed: u64, index: u32, at: Option<u8>) -> Option<Board> {
         at?;
-        if index % 2 == 0 || self.starts.is_empty() {
+        if index.is_multiple_of(2) || self.starts.is_empty() {
             return None;
         }
         let k = Stream::shaping(seed, index).below(self.starts.len() as u32);
