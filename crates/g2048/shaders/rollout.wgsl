@@ -1,9 +1,9 @@
 // Random 2048 rollouts: the twin of rollout() and evaluate_cpu() in crates/g2048/src/rollout.rs.
 // Each rollout `index` of root `item / rollouts` plays with the stream (seed, index,
 // root.stream) that the CPU engine uses. Its results go into the root's exact integer sums:
-// first into the workgroup's copy of them (a workgroup plays a contiguous run of items, so of a
-// few roots), which the workgroup then adds into the global sums once per root. Integer
-// addition commutes, so the sums do not depend on the order in which invocations finish.
+// first into the invocation's own, in registers, for the run of rollouts it plays of one root,
+// then with carrying atomics into the global sums. Integer addition commutes, so the sums do not
+// depend on the order in which invocations finish.
 
 struct Root {
     board: vec2<u32>,
@@ -23,9 +23,9 @@ struct Params {
     groups_x: u32,
     // Items in this dispatch.
     count: u32,
-    // Items per workgroup: workgroup w plays items w * per_group .. (w + 1) * per_group of the
-    // dispatch, invocation i of them those at i, i + 64, i + 128, ...
-    per_group: u32,
+    // Items per invocation: invocation g plays items g * per_invocation .. (g + 1) *
+    // per_invocation of the dispatch.
+    per_invocation: u32,
     pad: u32,
 }
 
@@ -41,12 +41,6 @@ struct Params {
 @group(0) @binding(4) var<uniform> params: Params;
 
 // WORDS_PER_ROOT comes from the host (rollout/gpu.rs).
-
-// Roots whose sums a workgroup keeps in its own memory: those from the root of its first item
-// on. A workgroup of k rollouts an invocation spans 64k / rollouts + 1 roots; rollouts of roots
-// beyond the window (fewer than 64k / 64 rollouts a root) go straight to the global sums.
-const WINDOW: u32 = 64u;
-var<workgroup> local_sums: array<atomic<u32>, WINDOW * WORDS_PER_ROOT>;
 
 // Adds v to the u64 at words i, i + 1 of the global sums.
 fn add_u64(i: u32, v: vec2<u32>) {
@@ -76,125 +70,104 @@ fn add_u96(i: u32, v: vec3<u32>) {
     }
 }
 
-// The same two on the workgroup's sums.
-fn add_local_u64(i: u32, v: u32) {
-    let old = atomicAdd(&local_sums[i], v);
-    if old > 0xffffffffu - v {
-        atomicAdd(&local_sums[i + 1u], 1u);
-    }
+// One invocation's sums over the rollouts it has played of one root, kept in registers: the
+// layout of the global sums (u64 score, u96 score^2, u64 tile sum, u96 tile sum^2, u64 moves,
+// overflows, rollouts), each multiword value as (hi, [mid,] lo).
+struct Acc {
+    score: vec2<u32>,
+    score_sq: vec3<u32>,
+    tiles: vec2<u32>,
+    tiles_sq: vec3<u32>,
+    moves: vec2<u32>,
+    overflows: u32,
+    count: u32,
 }
 
-fn add_local_u96(i: u32, v: vec2<u32>) {
-    let old = atomicAdd(&local_sums[i], v.y);
-    let high = v.x + select(0u, 1u, old > 0xffffffffu - v.y);
-    if high != 0u {
-        let old1 = atomicAdd(&local_sums[i + 1u], high);
-        if old1 > 0xffffffffu - high {
-            atomicAdd(&local_sums[i + 2u], 1u);
-        }
-    }
+fn plus_u64(a: vec2<u32>, v: u32) -> vec2<u32> {
+    let lo = a.y + v;
+    return vec2<u32>(a.x + select(0u, 1u, lo < v), lo);
 }
 
-// Records one rollout of root r.
-fn record(r: u32, first_root: u32, score: u32, b: vec2<u32>, moves: u32, overflow: bool) {
+fn plus_u96(a: vec3<u32>, v: vec2<u32>) -> vec3<u32> {
+    let lo = a.z + v.y;
+    let c0 = select(0u, 1u, lo < v.y);
+    let mid = a.y + v.x;
+    let c1 = select(0u, 1u, mid < v.x);
+    let mid2 = mid + c0;
+    let c2 = select(0u, 1u, mid2 < c0);
+    return vec3<u32>(a.x + c1 + c2, mid2, lo);
+}
+
+fn record(acc: ptr<function, Acc>, score: u32, b: vec2<u32>, moves: u32, overflow: bool) {
     let tiles = tile_sum(b);
-    let slot = r - first_root;
-    if slot < WINDOW {
-        let base = slot * WORDS_PER_ROOT;
-        add_local_u64(base, score);
-        add_local_u96(base + 2u, mul_hi_lo(score, score));
-        add_local_u64(base + 5u, tiles);
-        add_local_u96(base + 7u, mul_hi_lo(tiles, tiles));
-        add_local_u64(base + 10u, moves);
-        if overflow {
-            atomicAdd(&local_sums[base + 12u], 1u);
-        }
-        atomicAdd(&local_sums[base + 13u], 1u);
-        return;
-    }
-    let base = r * WORDS_PER_ROOT;
-    add_u64(base, vec2<u32>(0u, score));
-    add_u96(base + 2u, vec3<u32>(0u, mul_hi_lo(score, score)));
-    add_u64(base + 5u, vec2<u32>(0u, tiles));
-    add_u96(base + 7u, vec3<u32>(0u, mul_hi_lo(tiles, tiles)));
-    add_u64(base + 10u, vec2<u32>(0u, moves));
-    if overflow {
-        atomicAdd(&sums[base + 12u], 1u);
-    }
-    atomicAdd(&sums[base + 13u], 1u);
+    (*acc).score = plus_u64((*acc).score, score);
+    (*acc).score_sq = plus_u96((*acc).score_sq, mul_hi_lo(score, score));
+    (*acc).tiles = plus_u64((*acc).tiles, tiles);
+    (*acc).tiles_sq = plus_u96((*acc).tiles_sq, mul_hi_lo(tiles, tiles));
+    (*acc).moves = plus_u64((*acc).moves, moves);
+    (*acc).overflows += select(0u, 1u, overflow);
+    (*acc).count += 1u;
 }
 
-// Adds the workgroup's sums of window slot k (root first_root + k) into the global sums.
-fn flush(k: u32, first_root: u32) {
-    let l = k * WORDS_PER_ROOT;
-    let recorded = atomicLoad(&local_sums[l + 13u]);
-    if recorded == 0u {
-        return;
+// Adds an invocation's sums of root r into the global sums.
+fn flush(r: u32, acc: Acc) {
+    let base = r * WORDS_PER_ROOT;
+    add_u64(base, acc.score);
+    add_u96(base + 2u, acc.score_sq);
+    add_u64(base + 5u, acc.tiles);
+    add_u96(base + 7u, acc.tiles_sq);
+    add_u64(base + 10u, acc.moves);
+    if acc.overflows != 0u {
+        atomicAdd(&sums[base + 12u], acc.overflows);
     }
-    let w = array<u32, 13>(
-        atomicLoad(&local_sums[l]), atomicLoad(&local_sums[l + 1u]),
-        atomicLoad(&local_sums[l + 2u]), atomicLoad(&local_sums[l + 3u]),
-        atomicLoad(&local_sums[l + 4u]), atomicLoad(&local_sums[l + 5u]),
-        atomicLoad(&local_sums[l + 6u]), atomicLoad(&local_sums[l + 7u]),
-        atomicLoad(&local_sums[l + 8u]), atomicLoad(&local_sums[l + 9u]),
-        atomicLoad(&local_sums[l + 10u]), atomicLoad(&local_sums[l + 11u]),
-        atomicLoad(&local_sums[l + 12u]),
-    );
-    let base = (first_root + k) * WORDS_PER_ROOT;
-    add_u64(base, vec2<u32>(w[1], w[0]));
-    add_u96(base + 2u, vec3<u32>(w[4], w[3], w[2]));
-    add_u64(base + 5u, vec2<u32>(w[6], w[5]));
-    add_u96(base + 7u, vec3<u32>(w[9], w[8], w[7]));
-    add_u64(base + 10u, vec2<u32>(w[11], w[10]));
-    if w[12] != 0u {
-        atomicAdd(&sums[base + 12u], w[12]);
-    }
-    atomicAdd(&sums[base + 13u], recorded);
+    atomicAdd(&sums[base + 13u], acc.count);
 }
 
 // Rollouts differ in length by a factor of ten, and a SIMD group runs until its longest lane
 // is done. So an invocation plays several rollouts back to back, one move per loop iteration,
-// starting its next rollout as soon as one ends: lanes stay busy until the workgroup's items
-// run dry.
+// starting its next rollout as soon as one ends: lanes stay busy until the dispatch runs dry.
+// Its rollouts are a contiguous run of items, so mostly of one root: it sums them in registers
+// and adds them into the global sums once per root.
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lane: u32) {
-    let begin = (wg.y * params.groups_x + wg.x) * params.per_group;
-    let end = min(begin + params.per_group, params.count);
-    let first_root = (params.first_item + begin) / params.rollouts;
-    for (var k = lane; k < WINDOW * WORDS_PER_ROOT; k += 64u) {
-        atomicStore(&local_sums[k], 0u);
+    let g = (wg.y * params.groups_x + wg.x) * 64u + lane;
+    var j = g * params.per_invocation;
+    let end = min(j + params.per_invocation, params.count);
+    if j >= end {
+        return;
     }
-    workgroupBarrier();
-    var j = begin + lane;
-    if j < end {
-        var item = params.first_item + j;
-        var r = item / params.rollouts;
-        var s = stream_new(params.key, vec3<u32>(params.first_rollout + item % params.rollouts, roots[r].stream));
-        var b = spawn(roots[r].board, &s);
-        var score = 0u;
-        var moves = 0u;
-        loop {
-            let c = random_legal_move(b, &s);
-            let overflow = c.found && c.moved.reward >= OVERFLOW_FLAG;
-            if c.found && !overflow {
-                b = spawn(c.moved.board, &s);
-                score += c.moved.reward;
-                moves += 1u;
-                continue;
-            }
-            record(r, first_root, score, b, moves, overflow);
-            j += 64u;
-            if j >= end {
-                break;
-            }
-            item = params.first_item + j;
-            r = item / params.rollouts;
-            s = stream_new(params.key, vec3<u32>(params.first_rollout + item % params.rollouts, roots[r].stream));
-            b = spawn(roots[r].board, &s);
-            score = 0u;
-            moves = 0u;
+    var item = params.first_item + j;
+    var r = item / params.rollouts;
+    var s = stream_new(params.key, vec3<u32>(params.first_rollout + item % params.rollouts, roots[r].stream));
+    var b = spawn(roots[r].board, &s);
+    var score = 0u;
+    var moves = 0u;
+    var acc = Acc();
+    loop {
+        let c = random_legal_move(b, &s);
+        let overflow = c.found && c.moved.reward >= OVERFLOW_FLAG;
+        if c.found && !overflow {
+            b = spawn(c.moved.board, &s);
+            score += c.moved.reward;
+            moves += 1u;
+            continue;
         }
+        record(&acc, score, b, moves, overflow);
+        j += 1u;
+        if j >= end {
+            break;
+        }
+        item = params.first_item + j;
+        let next = item / params.rollouts;
+        if next != r {
+            flush(r, acc);
+            acc = Acc();
+            r = next;
+        }
+        s = stream_new(params.key, vec3<u32>(params.first_rollout + item % params.rollouts, roots[r].stream));
+        b = spawn(roots[r].board, &s);
+        score = 0u;
+        moves = 0u;
     }
-    workgroupBarrier();
-    flush(lane, first_root);
+    flush(r, acc);
 }

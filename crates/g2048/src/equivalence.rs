@@ -47,7 +47,9 @@ impl Device for Gpu {
         rollsim_gpu::test_gpu(test).map(Gpu)
     }
     fn rollouts(&self) -> Box<dyn RolloutEngine> {
-        Box::new(crate::rollout::gpu::GpuRolloutEngine::new(self.0).expect("rollout engine"))
+        // Overlapping (the default on hardware only), so that lockstep play takes its halves.
+        let engine = crate::rollout::gpu::GpuRolloutEngine::new(self.0).expect("rollout engine");
+        Box::new(engine.with_overlap(true))
     }
     fn values<'a>(&self, net: &'a Network) -> Box<dyn BatchValues + 'a> {
         Box::new(crate::ntuple::gpu::GpuNetwork::new(self.0, net).expect("network on the GPU"))
