@@ -208,7 +208,8 @@ mod tests {
         assert_eq!((r.training[1].from, r.training[1].to), (3000, 4000));
         assert_eq!(
             r.describe(),
-            "1 stage, init 0, 3000 games of td alpha 0.1 lambda 0, 1000 games of tc alpha 1 lambda 0.5"
+            "1 stage, init 0, 3000 games of td alpha 0.1 lambda 0, 1000 games of tc alpha 1 \
+             lambda 0.5 restarting at 16384"
         );
         let json = serde_json::to_string(&r).unwrap();
         assert_eq!(serde_json::from_str::<Recipe>(&json).unwrap(), r);
