@@ -104,16 +104,34 @@ pub fn rollouts(
         moves += sums.iter().map(|s| s.moves).sum::<u64>();
         seed += 1;
     }
+    let workload = format!("2048 mc rollouts ({} roots x {n})", roots.len());
+    Ok(rollout_rate(
+        engine,
+        workload,
+        rollouts,
+        ("moves/s", moves),
+        start,
+    ))
+}
+
+/// A rollout engine's measurement since `start`: rollouts/s, and `moves` (of `unit`) a second.
+fn rollout_rate(
+    engine: &dyn RolloutEngine,
+    workload: String,
+    rollouts: u64,
+    (unit, moves): (&str, u64),
+    start: Instant,
+) -> Measurement {
     let secs = start.elapsed().as_secs_f64();
-    Ok(Measurement {
-        workload: format!("2048 mc rollouts ({} roots x {n})", roots.len()),
+    Measurement {
+        workload,
         backend: engine.backend(),
         on: engine.adapter().unwrap_or_else(cpu_threads),
         figure: rollouts as f64 / secs,
         unit: "rollouts/s".into(),
-        extra: vec![("moves/s".into(), moves as f64 / secs)],
+        extra: vec![(unit.into(), moves as f64 / secs)],
         seconds: secs,
-    })
+    }
 }
 
 /// `count` Monte Carlo games at `n` rollouts a move, played in lockstep to the end as
@@ -131,17 +149,15 @@ pub fn mc_games(engine: &mut dyn RolloutEngine, count: u32, n: u32) -> anyhow::R
         plain,
         &mut |_| Ok(()),
     )?;
-    let secs = start.elapsed().as_secs_f64();
     let moves: u64 = games.iter().map(|g| u64::from(g.moves)).sum();
-    Ok(Measurement {
-        workload: format!("2048 mc games ({count} x {n} rollouts a move)"),
-        backend: engine.backend(),
-        on: engine.adapter().unwrap_or_else(cpu_threads),
-        figure: rollouts as f64 / secs,
-        unit: "rollouts/s".into(),
-        extra: vec![("game moves/s".into(), moves as f64 / secs)],
-        seconds: secs,
-    })
+    let workload = format!("2048 mc games ({count} x {n} rollouts a move)");
+    Ok(rollout_rate(
+        engine,
+        workload,
+        rollouts,
+        ("game moves/s", moves),
+        start,
+    ))
 }
 
 /// Builds a one-sided (with gammon distributions, as gnubg's makebearoff does) or two-sided

@@ -218,15 +218,14 @@ pub fn train_game(
             watch = None;
         }
     }
-    if let Some(b) = reached {
-        scratch.keep(b);
-    }
-    let Scratch { features, path, .. } = scratch;
     if has_prev {
         net.td_update_indexed(features.row(PREV), 0.0, step);
     }
     if !online {
         learn_backward(net, path, step, lambda, features);
+    }
+    if let Some(b) = reached {
+        scratch.keep(b);
     }
     GameResult {
         score: g.score,

@@ -239,7 +239,6 @@ pub fn play_mc_games(
     let mut choice = Choice {
         objective,
         rollouts,
-        played: 0,
         effort: FxHashMap::default(),
     };
     let mut ended = |choice: &Choice, ended: &[&Game]| {
@@ -250,7 +249,7 @@ pub fn play_mc_games(
         finished(&ended)
     };
     // A race's rounds follow each other, so it plays in plain lockstep.
-    if engine.overlaps() && games.len() >= 2 && !spending.race {
+    let choice = if engine.overlaps() && games.len() >= 2 && !spending.race {
         in_halves(
             engine,
             seed,
@@ -259,6 +258,7 @@ pub fn play_mc_games(
             &mut choice,
             &mut ended,
         )?;
+        choice
     } else {
         let choice = std::cell::RefCell::new(choice);
         let mut choose = |live: &[&Game]| {
@@ -272,16 +272,16 @@ pub fn play_mc_games(
             Ok(choice.borrow_mut().moves(live, cands))
         };
         lockstep(&mut games, &mut choose, &mut |g| ended(&choice.borrow(), g))?;
-        return Ok((games, choice.into_inner().played));
-    }
-    Ok((games, choice.played))
+        choice.into_inner()
+    };
+    let played = choice.effort.values().map(|e| e.rollouts).sum();
+    Ok((games, played))
 }
 
 /// The Monte Carlo player's choices, and what it spent on them.
 struct Choice {
     objective: Objective,
     rollouts: u32,
-    played: u64,
     /// By game index, which is unique within a batch.
     effort: FxHashMap<u32, Effort>,
 }
@@ -297,10 +297,6 @@ impl Choice {
                     e.rollouts += u64::from(c.sums.rollouts);
                     e.simulated_moves += c.sums.moves;
                 }
-                self.played += cands
-                    .iter()
-                    .map(|c| u64::from(c.sums.rollouts))
-                    .sum::<u64>();
                 best_candidate(self.objective, cands).map(|c| c.moved)
             })
             .collect()
