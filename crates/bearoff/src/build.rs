@@ -360,10 +360,12 @@ fn bearoff_pass<P: Prob, W: Write + Seek + Send>(
 }
 
 /// Tables up to this many positions run their two passes side by side: their levels are too
-/// small to keep two cores busy (whole process, medians of 7 alternating runs: 15x6 0.067 ->
-/// 0.057 s, 15x8 0.727 -> 0.707 s), while the larger ones' levels fill them and the second
-/// pass's rings only cost memory (15x10: 5.06 s and 194 MiB one after the other, 5.21 s and
-/// 298 MiB side by side).
+/// small to keep two cores busy. The gain is small and this machine's noise as large (whole
+/// process, medians of alternating runs, `results/one-sided-side-by-side.txt`: 15x6 0.067 ->
+/// 0.057 s and 0.096 -> 0.084 s, but 0.071 -> 0.074 s in another hour; 15x8 0.727 -> 0.707,
+/// 0.859 -> 0.821, 0.793 -> 0.809 s), while the larger tables' levels fill the cores and the
+/// second pass's rings only cost memory (15x10: 5.06 s and 194 MiB one after the other, 5.21 s
+/// and 298 MiB side by side).
 const SIDE_BY_SIDE_MAX: usize = 1 << 20;
 
 /// Levels the first-off pass may run ahead of the bearoff pass side by side.
