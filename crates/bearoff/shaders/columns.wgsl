@@ -1,16 +1,15 @@
 // The two-sided bearoff sweep by columns, one chunk of one level of pip count: twin of
-// `crate::bearoff::columns` with `Fixed` cells (i32, 2^-29 = one unit), whose arithmetic is
-// exact integer arithmetic, so that every value is the CPU's to the last bit.
+// `crate::bearoff::columns` with `Fixed` cells (i32, 2^-29 = one unit) or u16 cells (`Q16`
+// work values, 1/65535 = one unit), whose arithmetic is exact integer arithmetic, so that every
+// value is the CPU's to the last bit.
 //
 // `rows`: thread (u, x), u fastest: V(x, u) = OFFSET + Σ_r w_r max_{x' ∈ plays(x, r)} after(C[x'][u]) / 36
-// into `rows`. `columns`: thread (x, u), x fastest: V(u, x) the same over u's plays, read from
-// the rows, into x's slot of the window. K (1 cubeless, 3 cubeful) is substituted by the host.
+// into `rows`. `columns`: thread (x, word), x fastest: V(u, x) the same over u's plays, read from
+// the rows, for the cells u of one window word, into x's slot of the window. K (1 cubeless, 3
+// cubeful) is substituted by the host, and the cell's part (`columns_fixed32.wgsl` or
+// `columns_u16.wgsl`: WON, LOST, PER_WORD, finish, window_load, cell_bits) is appended.
 
 const K: u32 = {{K}}u;
-// After the last play of the opponent: 1 (cubeless: 1 - min W) or 0 (cubeful).
-const OFFSET: i32 = {{OFFSET}};
-const WON: i32 = 536870912; // 1.0
-const LOST: i32 = {{LOST}};
 const NEG: i32 = -2147483647;
 
 struct Params {
@@ -24,9 +23,9 @@ struct Params {
     plays_at: u32,
     slot_at: u32,
     order_at: u32,
-    // Window slots per binding.
+    // Window slots per binding, and window words per plane of a column.
     slots_per_binding: u32,
-    pad0: u32,
+    plane_words: u32,
     pad1: u32,
     pad2: u32,
 }
@@ -38,17 +37,18 @@ struct Params {
 // (up to eight); declared by the host:
 {{WINDOW}}
 
-fn window_load(slot: u32, i: u32) -> i32 {
+// Word `w` of plane j of the column in window slot `slot`.
+fn window_word(slot: u32, j: u32, w: u32) -> u32 {
     let b = slot / params.slots_per_binding;
-    let at = (slot % params.slots_per_binding) * K * params.n + i;
+    let at = ((slot % params.slots_per_binding) * K + j) * params.plane_words + w;
     switch b {
 {{LOAD}}
     }
 }
 
-fn window_store(slot: u32, i: u32, v: i32) {
+fn window_store(slot: u32, j: u32, w: u32, v: u32) {
     let b = slot / params.slots_per_binding;
-    let at = (slot % params.slots_per_binding) * K * params.n + i;
+    let at = ((slot % params.slots_per_binding) * K + j) * params.plane_words + w;
     switch b {
 {{STORE}}
     }
@@ -84,27 +84,6 @@ fn add(s: Sum, t: i32) -> Sum {
     return Sum(lo, s.hi + select(0, -1, t < 0) + carry);
 }
 
-// floor(a / 36) for 0 <= a < 2^36 (hi < 16): long division in 16-bit pieces.
-fn div36(lo: u32, hi: u32) -> u32 {
-    let t1 = (hi << 16u) | (lo >> 16u);
-    let r1 = t1 % 36u;
-    let t2 = (r1 << 16u) | (lo & 0xffffu);
-    return ((t1 / 36u) << 16u) | (t2 / 36u);
-}
-
-// OFFSET + the sum / 36, rounded half up to a unit: `Fixed::from_f64(OFFSET + sum / 36)`.
-fn finish(s0: Sum) -> i32 {
-    let s = add(s0, 18);
-    if s.hi >= 0 {
-        return OFFSET + i32(div36(s.lo, u32(s.hi)));
-    }
-    // floor(a / 36) = -ceil(-a / 36) = -floor((-a + 35) / 36).
-    let neg_lo = ~s.lo + 1u;
-    let neg_hi = ~s.hi + select(0, 1, s.lo == 0u);
-    let m = add(Sum(neg_lo, neg_hi), 35);
-    return OFFSET - i32(div36(m.lo, u32(m.hi)));
-}
-
 // The 21 rolls in ROLLS order weigh 1 (doubles) or 2: roll r of a's block is a double when it
 // is the block's first.
 fn roll_weight36(r: u32) -> i32 {
@@ -137,7 +116,7 @@ fn recurrence(mover: u32, u: u32, row: u32, from_rows: bool) -> array<i32, K> {
             } else {
                 let slot = moves[params.slot_at + p];
                 for (var j = 0u; j < K; j++) {
-                    v[j] = window_load(slot, j * n + u);
+                    v[j] = window_load(slot, j, u);
                 }
             }
             let a = after(v);
@@ -191,22 +170,34 @@ fn rows_main(@builtin(global_invocation_id) id: vec3<u32>) {
 fn columns_main(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = linear(id);
     let n = params.n;
-    if i >= params.count * n {
+    if i >= params.count * params.plane_words {
         return;
     }
     let xi = i % params.count;
-    let u = i / params.count;
+    let w = i / params.count;
     let x = moves[params.order_at + params.first + xi];
     let slot = moves[params.slot_at + x];
-    if u == 0u || x == 0u {
-        // u off: it won; x off (and u not): u lost.
-        for (var j = 0u; j < K; j++) {
-            window_store(slot, j * n + u, select(LOST, WON, u == 0u));
+    var words: array<u32, K>;
+    for (var e = 0u; e < PER_WORD; e++) {
+        let u = w * PER_WORD + e;
+        if u >= n {
+            // Padding to a whole word: zero bits.
+            break;
         }
-        return;
+        var v: array<i32, K>;
+        if u == 0u || x == 0u {
+            // u off: it won; x off (and u not): u lost.
+            for (var j = 0u; j < K; j++) {
+                v[j] = select(LOST, WON, u == 0u);
+            }
+        } else {
+            v = recurrence(u, 0u, xi * K * n, true);
+        }
+        for (var j = 0u; j < K; j++) {
+            words[j] |= cell_bits(v[j], e);
+        }
     }
-    let v = recurrence(u, 0u, xi * K * n, true);
     for (var j = 0u; j < K; j++) {
-        window_store(slot, j * n + u, v[j]);
+        window_store(slot, j, w, words[j]);
     }
 }

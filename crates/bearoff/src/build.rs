@@ -59,7 +59,7 @@ impl ColumnSweeper for CpuColumns {
 }
 
 /// Builds the planned table into `out` (written as `OUT.partial`, then renamed) with
-/// `sweeper` (the GPU's stores fixed32 cells, as its plan says).
+/// `sweeper` (the GPU's stores fixed32 or u16 cells, as its plan says).
 pub fn build_two_sided(
     out: &Path,
     plan: &Plan,

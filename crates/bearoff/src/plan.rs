@@ -74,17 +74,9 @@ impl Plan {
         dir: &Path,
         gnubg_bytes: Option<u64>,
     ) -> Plan {
-        let n = space.len() as u64;
-        let window = Window::capacity_of(space);
-        let threads = threads as u64;
         let available = memory_available();
-        // Peak bytes with these cells: the larger pass's sweep, the move tables, the process.
-        let memory = |cubeless: CellKind, cubeful: Option<CellKind>| {
-            let sweep = |k, cell| sweep_bytes(n, window, k, cell, threads);
-            let passes = sweep(1, cubeless).max(cubeful.map_or(0, |c| sweep(3, c)));
-            passes.saturating_add(Moves::estimate_bytes(space) + PROCESS_BYTES)
-        };
-        let (cubeless, cubeful_cell) = match precision {
+        let memory = |cubeless, cubeful| cpu_memory(space, threads as u64, cubeless, cubeful);
+        let cells = match precision {
             Precision::Cell(c) => (c, cubeful.then_some(c)),
             Precision::Auto => {
                 let fits = |c| fits(memory(CellKind::F32, Some(c)), available);
@@ -96,6 +88,22 @@ impl Plan {
                 (CellKind::F32, cubeful.then_some(c))
             }
         };
+        let mut plan = Plan::of_cells(space, cells, threads, dir, gnubg_bytes);
+        plan.memory_available = available;
+        plan.memory_bytes = memory(cells.0, cells.1);
+        plan
+    }
+
+    /// The plan with these cells (cubeless, cubeful), its memory still to be worked out.
+    fn of_cells(
+        space: Space,
+        (cubeless, cubeful_cell): (CellKind, Option<CellKind>),
+        threads: usize,
+        dir: &Path,
+        gnubg_bytes: Option<u64>,
+    ) -> Plan {
+        let n = space.len() as u64;
+        let window = Window::capacity_of(space);
         let layout = Layout {
             space,
             cubeless,
@@ -107,7 +115,6 @@ impl Plan {
             .map(|&s| window.saturating_mul(layout.section_bytes(s)))
             .max()
             .unwrap_or(0);
-        let memory_bytes = memory(cubeless, cubeful_cell);
         let file_bytes = layout.file_bytes();
         Plan {
             points: space.points,
@@ -115,53 +122,64 @@ impl Plan {
             pairs: n.saturating_mul(n),
             cubeless_cell: cubeless,
             cubeful_cell,
-            threads: threads as usize,
+            threads,
             window_columns: window,
             positions: n,
-            memory_bytes,
+            memory_bytes: 0,
             window_bytes,
             file_bytes,
             disk_bytes: file_bytes + gnubg_bytes.unwrap_or(0),
-            memory_available: available,
+            memory_available: None,
             disk_available: disk_available(dir),
             gpu: None,
         }
     }
 
-    /// The plan for the GPU's sweep (fixed32 cells) on an adapter with `limits`: the window
-    /// lives on the device, the host holds the move tables and one chunk's read-back.
+    /// The plan for the GPU's sweep on an adapter with `limits`: the window lives on the device,
+    /// the host holds the move tables and one chunk's read-back. Cells: fixed32 or u16 as asked;
+    /// auto, for each pass fixed32 where its window fits the adapter's bindings, else u16.
     #[cfg(feature = "gpu")]
     pub fn for_gpu(
         space: Space,
         cubeful: bool,
+        precision: Precision,
         adapter: &str,
         limits: Limits,
         dir: &Path,
         gnubg_bytes: Option<u64>,
     ) -> Plan {
-        let mut plan = Plan::new(
-            space,
-            cubeful,
-            Precision::Cell(CellKind::Fixed32),
-            1,
-            dir,
-            gnubg_bytes,
-        );
         let sizes = space.level_sizes();
         let widest = sizes.iter().copied().max().unwrap_or(1);
         let words = Moves::estimate_gpu_words(space);
-        let n = plan.positions;
-        let k = if cubeful { 3 } else { 1 };
-        let layout = device_layout(n, plan.window_columns, widest, words, k, limits);
-        plan.memory_bytes = PROCESS_BYTES
-            + Moves::estimate_bytes(space)
-            + layout.as_ref().map_or(0, |l| l.host_bytes);
+        let n = space.len() as u64;
+        let window = Window::capacity_of(space);
+        let layout_of = |k, cell| device_layout(n, window, widest, words, k, cell, limits);
+        let cell_for = |k| match precision {
+            Precision::Cell(c) => c,
+            Precision::Auto if layout_of(k, CellKind::Fixed32).is_ok() => CellKind::Fixed32,
+            Precision::Auto => CellKind::U16,
+        };
+        let cells = (cell_for(1), cubeful.then(|| cell_for(3)));
+        let mut plan = Plan::of_cells(space, cells, 1, dir, gnubg_bytes);
+        // Each pass's buffers are freed before the next: the larger of the two is the need.
+        let layouts: Vec<_> = std::iter::once(layout_of(1, cells.0))
+            .chain(cells.1.map(|c| layout_of(3, c)))
+            .collect();
+        let largest = layouts
+            .iter()
+            .flatten()
+            .max_by_key(|l| l.device_bytes)
+            .copied();
+        let refused = layouts.iter().find_map(|l| l.as_ref().err().cloned());
+        plan.memory_available = memory_available();
+        plan.memory_bytes =
+            PROCESS_BYTES + Moves::estimate_bytes(space) + largest.map_or(0, |l| l.host_bytes);
         plan.gpu = Some(GpuPlan {
             adapter: adapter.to_string(),
-            device_bytes: layout.as_ref().map_or(0, |l| l.device_bytes),
-            window_bindings: layout.as_ref().map_or(0, |l| l.bindings),
+            device_bytes: largest.map_or(0, |l| l.device_bytes),
+            window_bindings: largest.map_or(0, |l| l.bindings),
             binding_bytes: limits.binding,
-            refused: layout.err(),
+            refused,
         });
         plan
     }
@@ -191,6 +209,16 @@ impl Plan {
         }
         p
     }
+}
+
+/// Peak bytes of the CPU's build with these cells: the larger pass's sweep, the move tables,
+/// the process.
+fn cpu_memory(space: Space, threads: u64, cubeless: CellKind, cubeful: Option<CellKind>) -> u64 {
+    let n = space.len() as u64;
+    let window = Window::capacity_of(space);
+    let sweep = |k, cell| sweep_bytes(n, window, k, cell, threads);
+    let passes = sweep(1, cubeless).max(cubeful.map_or(0, |c| sweep(3, c)));
+    passes.saturating_add(Moves::estimate_bytes(space) + PROCESS_BYTES)
 }
 
 /// Whether `bytes` fit in `available` (unknown: yes) with the headroom left to the system.

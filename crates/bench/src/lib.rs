@@ -179,7 +179,10 @@ pub fn bearoff_build(
     let build = || -> anyhow::Result<usize> {
         Ok(match (two_sided, gpu) {
             (true, None) => solve_in_memory::<1, Cubeless, f32>(space).len(),
-            (true, Some(g)) => gpu::solve_in_memory::<1, Cubeless>(g, space)?.len(),
+            (true, Some(g)) => {
+                gpu::solve_in_memory::<1, Cubeless, rollsim_bearoff::columns::Fixed>(g, space)?
+                    .len()
+            }
             (false, None) => OneSided::build(space, true).mean.len(),
             (false, Some(g)) => OneSided::build_with(space, true, &|_| {}, &mut GpuPlays(g))?
                 .mean

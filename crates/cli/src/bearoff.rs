@@ -471,16 +471,19 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
     }
     let threads = rayon::current_num_threads();
     let dir = parent_dir(&a.out);
-    // auto: a real GPU when there is one; the GPU's sweep stores fixed32 values.
+    // auto: a real GPU when there is one; the GPU's sweep stores fixed32 or u16 values.
     // `gpu` insists; `auto` takes a real GPU where the table fits it, else CPU threads.
     let explicit = a.compute.backend() == Backend::Gpu;
     let (mut gpu, mut gpu_plan) = (None, None);
     if let Some(g) = Gpu::for_backend(a.compute.backend())? {
-        if !matches!(a.precision, PrecisionArg::Auto | PrecisionArg::Fixed32) {
+        if !matches!(
+            a.precision,
+            PrecisionArg::Auto | PrecisionArg::Fixed32 | PrecisionArg::U16
+        ) {
             if explicit {
                 return Err(input_error(format!(
-                    "--precision {}: the GPU sweep stores fixed32 values (use --precision \
-                     fixed32 or auto, or --backend cpu)",
+                    "--precision {}: the GPU sweep stores fixed32 or u16 values (use --precision \
+                     fixed32, u16 or auto, or --backend cpu)",
                     a.precision
                         .to_possible_value()
                         .map_or(String::new(), |v| v.get_name().to_string())
@@ -488,7 +491,15 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
             }
         } else {
             let limits = rollsim_bearoff::columns::gpu::Limits::of(g);
-            let plan = Plan::for_gpu(space, a.cubeful, &g.adapter.name, limits, dir, gnubg_bytes);
+            let plan = Plan::for_gpu(
+                space,
+                a.cubeful,
+                a.precision.precision(),
+                &g.adapter.name,
+                limits,
+                dir,
+                gnubg_bytes,
+            );
             match plan.gpu.as_ref().and_then(|p| p.refused.clone()) {
                 Some(why) if explicit => {
                     if a.dry_run {

@@ -442,6 +442,30 @@ fn bearoff_gpu_build_is_identical_to_cpu() {
         "--json",
     ]);
     assert!(std::fs::read(c).unwrap() == std::fs::read(g).unwrap());
+    // u16 cells, cubeful, in gnubg's format: the same bytes on both.
+    let (c, g) = (dir.path("cpu-ts-4x5.bd"), dir.path("gpu-ts-4x5.bd"));
+    for (backend, out) in [("cpu", &c), ("gpu", &g)] {
+        json(&[
+            "bearoff",
+            "build",
+            "--two-sided",
+            "--cubeful",
+            "--points",
+            "4",
+            "--checkers",
+            "5",
+            "--backend",
+            backend,
+            "--precision",
+            "u16",
+            "--format",
+            "gnubg",
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ]);
+    }
+    assert!(std::fs::read(c).unwrap() == std::fs::read(g).unwrap());
 }
 
 #[test]

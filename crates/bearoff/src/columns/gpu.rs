@@ -1,9 +1,11 @@
 //! The sweep by columns on the GPU: host side of `shaders/columns.wgsl`, twin of
-//! [`crate::columns::sweep`] with [`Fixed`] cells, whose exact integer arithmetic gives the CPU's
-//! values to the last bit.
+//! [`crate::columns::sweep`] with [`Fixed`] or u16 cells, whose exact integer arithmetic gives
+//! the CPU's values to the last bit.
 //!
 //! The window of columns lives on the device, split across up to eight storage bindings of at
-//! most the adapter's binding size, a whole number of columns each. A level goes in chunks of
+//! most the adapter's binding size, a whole number of columns each; u16 cells go two to a word,
+//! each plane of a column padded to a whole word, and take half the memory of fixed32 (15x15
+//! cubeful: 12 GB of window instead of 24). A level goes in chunks of
 //! positions whose rows fit one binding: for each chunk one pass computes the rows, one the
 //! columns (into their window slots), and the chunk's columns are copied back and handed to the
 //! sink, the same as the CPU's (the output file, checkpoints and resuming are shared).
@@ -11,7 +13,9 @@
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
-use crate::columns::{CellKind, Cubeful, Cubeless, Fixed, MAX_ROLL_PIPS, Moves, Real, Recurrence};
+use crate::columns::{
+    Cell, CellKind, Cubeful, Cubeless, Fixed, MAX_ROLL_PIPS, Moves, Real, Recurrence,
+};
 use crate::table::Section;
 use rollsim_gpu::{Gpu, GpuError, ParamSlots, grid, layout_entry, whole};
 
@@ -22,12 +26,48 @@ const MAX_WINDOW_BINDINGS: u64 = 8;
 /// The other storage bindings: the move tables and the rows.
 const OTHER_BINDINGS: u64 = 2;
 
-/// The kernel's WGSL for K values per pair under `R`, its window in `bindings` bindings.
-pub fn source<const K: usize, R: Recurrence<K>>(bindings: u64) -> String {
+/// A cell the GPU's sweep stores: its part of the kernel. Cells lie in the window's u32 words
+/// as they lie in memory on the host, little-endian, `4 / size` to a word.
+pub trait DeviceCell: Cell {
+    /// The cell's part of the kernel (`shaders/columns_*.wgsl`) for a recurrence.
+    fn wgsl<const K: usize, R: Recurrence<K>>() -> String;
+    const PER_WORD: u64 = (4 / std::mem::size_of::<Self>()) as u64;
+}
+
+impl DeviceCell for Fixed {
+    fn wgsl<const K: usize, R: Recurrence<K>>() -> String {
+        include_str!("../../shaders/columns_fixed32.wgsl")
+            .replace("{{OFFSET}}", &Fixed::from_f64(R::OFFSET).0.to_string())
+            .replace("{{LOST}}", &Fixed::from_f64(R::LOST[0]).0.to_string())
+    }
+}
+
+impl DeviceCell for u16 {
+    fn wgsl<const K: usize, R: Recurrence<K>>() -> String {
+        let (lo, hi) = R::RANGE;
+        let steps = f64::from(crate::columns::Q16::STEPS);
+        let span = hi - lo;
+        let value = |v: f64| u16::store(v, R::RANGE).load(R::RANGE).steps().to_string();
+        include_str!("../../shaders/columns_u16.wgsl")
+            .replace("{{LO}}", &((lo * steps) as i32).to_string())
+            .replace("{{SPAN}}", &(span as i32).to_string())
+            .replace("{{WON}}", &value(R::WON[0]))
+            .replace("{{LOST}}", &value(R::LOST[0]))
+            .replace(
+                "{{BIAS}}",
+                &((36.0 * (R::OFFSET - lo) * steps + 18.0 * span) as i32).to_string(),
+            )
+            .replace("{{DEN}}", &((36.0 * span) as i32).to_string())
+    }
+}
+
+/// The kernel's WGSL for K values per pair under `R` in `C` cells, its window in `bindings`
+/// bindings.
+pub fn source<const K: usize, R: Recurrence<K>, C: DeviceCell>(bindings: u64) -> String {
     let (mut window, mut load, mut store) = (String::new(), String::new(), String::new());
     for b in 0..bindings {
         window += &format!(
-            "@group(0) @binding({}) var<storage, read_write> w{b}: array<i32>;\n",
+            "@group(0) @binding({}) var<storage, read_write> w{b}: array<u32>;\n",
             3 + b
         );
         let case = if b + 1 == bindings {
@@ -43,9 +83,18 @@ pub fn source<const K: usize, R: Recurrence<K>>(bindings: u64) -> String {
         .replace("{{LOAD}}", load.trim_end())
         .replace("{{STORE}}", store.trim_end())
         .replace("{{K}}", &K.to_string())
-        .replace("{{OFFSET}}", &Fixed::from_f64(R::OFFSET).0.to_string())
-        .replace("{{LOST}}", &Fixed::from_f64(R::LOST[0]).0.to_string())
         .replace("{{AFTER}}", R::WGSL_AFTER)
+        + &C::wgsl::<K, R>()
+}
+
+/// Window words per plane of a column of n cells.
+fn plane_words(n: u64, cell: CellKind) -> u64 {
+    n.div_ceil(4 / cell.bytes() as u64)
+}
+
+/// Bytes of one column of K planes of n cells in the window.
+pub fn column_bytes(n: u64, k: u64, cell: CellKind) -> u64 {
+    4 * k * plane_words(n, cell)
 }
 
 #[repr(C)]
@@ -60,7 +109,7 @@ struct Params {
     slot_at: u32,
     order_at: u32,
     slots_per_binding: u32,
-    pad0: u32,
+    plane_words: u32,
     pad1: u32,
     pad2: u32,
 }
@@ -107,17 +156,21 @@ impl Limits {
     }
 }
 
-/// The buffers a sweep of K values over `moves` needs within `limits`, or why it does not fit.
+/// The buffers a sweep of K values in `cell` cells over `moves` needs within `limits`, or why it
+/// does not fit.
 pub fn device_layout(
     n: u64,
     capacity: u64,
     widest: u64,
     moves_words: u64,
     k: u64,
+    cell: CellKind,
     limits: Limits,
 ) -> Result<DeviceLayout, String> {
     let limit = limits.window.min(limits.binding);
-    let record = 4 * k * n;
+    let record = column_bytes(n, k, cell);
+    // A row is K planes of i32 work values, whatever the cell.
+    let row = 4 * k * n;
     let slots_per_binding = (limit / record).min(capacity);
     if slots_per_binding == 0 {
         return Err(format!(
@@ -140,14 +193,12 @@ pub fn device_layout(
             limits.binding
         ));
     }
-    let chunk = (limits.rows.min(limits.binding) / record)
-        .min(widest)
-        .max(1);
+    let chunk = (limits.rows.min(limits.binding) / row).min(widest).max(1);
     Ok(DeviceLayout {
         slots_per_binding,
         bindings,
         chunk,
-        device_bytes: capacity * record + chunk * record + 4 * moves_words,
+        device_bytes: capacity * record + chunk * row + 4 * moves_words,
         host_bytes: chunk * record,
     })
 }
@@ -175,68 +226,101 @@ pub fn moves_words(moves: &Moves) -> u64 {
     (starts.len() + plays.len() + 2 * moves.n) as u64
 }
 
-/// Two-sided passes on the GPU, in fixed32 cells.
+/// Two-sided passes on the GPU, in fixed32 or u16 cells.
 pub struct GpuColumns<'a>(pub &'a Gpu);
 
 impl crate::build::ColumnSweeper for GpuColumns<'_> {
     fn sweep(&self, pass: &mut crate::build::Pass, cell: CellKind) -> anyhow::Result<()> {
-        if cell != CellKind::Fixed32 {
-            anyhow::bail!("the GPU sweep stores fixed32 values, not {}", cell.name());
+        match (pass.section, cell) {
+            (Section::Cubeless, CellKind::Fixed32) => self.run::<1, Cubeless, Fixed>(pass),
+            (Section::Cubeless, CellKind::U16) => self.run::<1, Cubeless, u16>(pass),
+            (Section::Cubeful, CellKind::Fixed32) => self.run::<3, Cubeful, Fixed>(pass),
+            (Section::Cubeful, CellKind::U16) => self.run::<3, Cubeful, u16>(pass),
+            (_, cell) => {
+                anyhow::bail!(
+                    "the GPU sweep stores fixed32 or u16 values, not {}",
+                    cell.name()
+                )
+            }
         }
+    }
+}
+
+impl GpuColumns<'_> {
+    fn run<const K: usize, R: Recurrence<K>, C: DeviceCell>(
+        &self,
+        pass: &mut crate::build::Pass,
+    ) -> anyhow::Result<()> {
         if pass.skip() {
             return Ok(());
         }
         let (moves, partial, section, first) = (pass.moves, pass.partial, pass.section, pass.first);
-        let reload = |x, cells: &mut [Fixed]| partial.read_column(section, x, cells);
-        let sink = |x, column: &[Fixed]| partial.write_column(section, x, column);
+        let reload = |x, cells: &mut [C]| partial.read_column(section, x, cells);
+        let sink = |x, column: &[C]| partial.write_column(section, x, column);
         let level_done = &mut |level| pass.level_done(level);
-        match section {
-            Section::Cubeless => {
-                sweep::<1, Cubeless>(self.0, moves, first, &reload, &sink, level_done)
-            }
-            Section::Cubeful => {
-                sweep::<3, Cubeful>(self.0, moves, first, &reload, &sink, level_done)
-            }
-        }
+        sweep::<K, R, C>(self.0, moves, first, &reload, &sink, level_done)
     }
 }
 
 /// Runs the sweep on the GPU from level `first`, as [`crate::columns::sweep`] does on CPU
 /// threads: on resuming, `reload(x, cells)` gives back each column of the 24 levels below
 /// `first`; each finished column goes to `sink`, and `level_done(l)` runs once level l is in it.
-pub fn sweep<const K: usize, R: Recurrence<K>>(
+pub fn sweep<const K: usize, R: Recurrence<K>, C: DeviceCell>(
     gpu: &Gpu,
     moves: &Moves,
     first: usize,
-    reload: &dyn Fn(u32, &mut [Fixed]) -> std::io::Result<()>,
-    sink: &(dyn Fn(u32, &[Fixed]) -> std::io::Result<()> + Sync),
+    reload: &dyn Fn(u32, &mut [C]) -> std::io::Result<()>,
+    sink: &(dyn Fn(u32, &[C]) -> std::io::Result<()> + Sync),
     level_done: &mut dyn FnMut(usize) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
-    sweep_within::<K, R>(gpu, Limits::of(gpu), moves, first, reload, sink, level_done)
+    sweep_within::<K, R, C>(gpu, Limits::of(gpu), moves, first, reload, sink, level_done)
 }
 
 /// [`sweep`] within `limits`.
-fn sweep_within<const K: usize, R: Recurrence<K>>(
+fn sweep_within<const K: usize, R: Recurrence<K>, C: DeviceCell>(
     gpu: &Gpu,
     limits: Limits,
     moves: &Moves,
     first: usize,
-    reload: &dyn Fn(u32, &mut [Fixed]) -> std::io::Result<()>,
-    sink: &(dyn Fn(u32, &[Fixed]) -> std::io::Result<()> + Sync),
+    reload: &dyn Fn(u32, &mut [C]) -> std::io::Result<()>,
+    sink: &(dyn Fn(u32, &[C]) -> std::io::Result<()> + Sync),
     level_done: &mut dyn FnMut(usize) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
     use wgpu::BufferBindingType as B;
     use wgpu::BufferUsages as U;
     let n = moves.n as u64;
     let record = K * moves.n;
-    let record_bytes = 4 * record as u64;
+    let plane = plane_words(n, C::KIND);
+    let record_bytes = column_bytes(n, K as u64, C::KIND);
+    let row_bytes = 4 * record as u64;
     let capacity = moves.window.capacity as u64;
     let widest = moves.levels.iter().map(Vec::len).max().unwrap_or(1) as u64;
     let (words, at) = pack(moves);
-    let layout = device_layout(n, capacity, widest, words.len() as u64, K as u64, limits)
-        .map_err(|why| GpuError::Unsupported(format!("{}: {why}", gpu.adapter.name)))?;
+    let layout = device_layout(
+        n,
+        capacity,
+        widest,
+        words.len() as u64,
+        K as u64,
+        C::KIND,
+        limits,
+    )
+    .map_err(|why| GpuError::Unsupported(format!("{}: {why}", gpu.adapter.name)))?;
+    // A column to and from its words on the device: plane j at word j * plane.
+    let to_words = |column: &[C], words: &mut [u32]| {
+        for (j, w) in words.chunks_mut(plane as usize).enumerate() {
+            let cells: &mut [C] = bytemuck::cast_slice_mut(w);
+            cells[..moves.n].copy_from_slice(&column[j * moves.n..][..moves.n]);
+        }
+    };
+    let from_words = |words: &[u32], column: &mut [C]| {
+        for (j, w) in words.chunks(plane as usize).enumerate() {
+            let cells: &[C] = bytemuck::cast_slice(w);
+            column[j * moves.n..][..moves.n].copy_from_slice(&cells[..moves.n]);
+        }
+    };
 
-    let source = source::<K, R>(layout.bindings);
+    let source = source::<K, R, C>(layout.bindings);
     let mut entries = vec![
         ParamSlots::<Params>::layout(0),
         layout_entry(1, B::Storage { read_only: true }, false),
@@ -260,7 +344,7 @@ fn sweep_within<const K: usize, R: Recurrence<K>>(
     )?;
 
     let moves_buf = gpu.buffer_with("bearoff moves", bytemuck::cast_slice(&words), U::STORAGE)?;
-    let rows = gpu.buffer("bearoff rows", layout.chunk * record_bytes, U::STORAGE)?;
+    let rows = gpu.buffer("bearoff rows", layout.chunk * row_bytes, U::STORAGE)?;
     let mut window = Vec::new();
     for b in 0..layout.bindings {
         let slots = capacity
@@ -301,13 +385,15 @@ fn sweep_within<const K: usize, R: Recurrence<K>>(
     };
 
     // Resuming: the columns the next levels read go back up.
-    let mut cells = vec![Fixed(0); record];
+    let mut cells = vec![C::zeroed(); record];
+    let mut up = vec![0u32; (record_bytes / 4) as usize];
     for level in first.saturating_sub(MAX_ROLL_PIPS)..first {
         for &x in &moves.levels[level] {
             reload(x, &mut cells)?;
+            to_words(&cells, &mut up);
             let (b, offset) = place(u64::from(moves.window.slot[x as usize]));
             gpu.queue
-                .write_buffer(&window[b], offset, bytemuck::cast_slice(&cells));
+                .write_buffer(&window[b], offset, bytemuck::cast_slice(&up));
         }
     }
 
@@ -330,7 +416,10 @@ fn sweep_within<const K: usize, R: Recurrence<K>>(
     {
         for (c, chunk) in positions.chunks(layout.chunk as usize).enumerate() {
             let count = chunk.len() as u32;
+            // Threads: rows one a pair, columns one a window word; one width for both.
             let (gx, gy) = grid((u64::from(count) * n).div_ceil(64) as u32, max_dim);
+            let column_groups = (u64::from(count) * plane).div_ceil(64);
+            let gy_columns = column_groups.div_ceil(u64::from(gx)) as u32;
             let p = Params {
                 n: n as u32,
                 first: start + (c as u64 * layout.chunk) as u32,
@@ -341,7 +430,7 @@ fn sweep_within<const K: usize, R: Recurrence<K>>(
                 slot_at: at[2],
                 order_at: at[3],
                 slots_per_binding: layout.slots_per_binding as u32,
-                pad0: 0,
+                plane_words: plane as u32,
                 pad1: 0,
                 pad2: 0,
             };
@@ -352,7 +441,7 @@ fn sweep_within<const K: usize, R: Recurrence<K>>(
                     label: Some("bearoff columns"),
                 });
             // Two passes: wgpu orders them, so the columns see every row.
-            for pipeline in [&rows_pipeline, &columns_pipeline] {
+            for (pipeline, gy) in [(&rows_pipeline, gy), (&columns_pipeline, gy_columns)] {
                 let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some("bearoff columns"),
                     timestamp_writes: None,
@@ -374,12 +463,18 @@ fn sweep_within<const K: usize, R: Recurrence<K>>(
                 );
             }
             gpu.submit_and_wait(enc, "sweeping a bearoff level")?;
-            let back = gpu.read::<Fixed>(&[(&read, u64::from(count) * record_bytes)])?;
+            let back = gpu.read::<u32>(&[(&read, u64::from(count) * record_bytes)])?;
             let back = &back[0];
             chunk
                 .par_iter()
-                .zip(back.par_chunks(record))
-                .try_for_each(|(&x, column)| sink(x, column))?;
+                .zip(back.par_chunks((record_bytes / 4) as usize))
+                .try_for_each_init(
+                    || vec![C::zeroed(); record],
+                    |column, (&x, words)| {
+                        from_words(words, column);
+                        sink(x, column)
+                    },
+                )?;
         }
         level_done(level)?;
     }
@@ -387,22 +482,22 @@ fn sweep_within<const K: usize, R: Recurrence<K>>(
 }
 
 /// The whole table in memory, as [`crate::columns::solve_in_memory`], on the GPU.
-pub fn solve_in_memory<const K: usize, R: Recurrence<K>>(
+pub fn solve_in_memory<const K: usize, R: Recurrence<K>, C: DeviceCell>(
     gpu: &Gpu,
     space: crate::Space,
-) -> anyhow::Result<Vec<Fixed>> {
-    solve_in_memory_within::<K, R>(gpu, Limits::of(gpu), space)
+) -> anyhow::Result<Vec<C>> {
+    solve_in_memory_within::<K, R, C>(gpu, Limits::of(gpu), space)
 }
 
-fn solve_in_memory_within<const K: usize, R: Recurrence<K>>(
+fn solve_in_memory_within<const K: usize, R: Recurrence<K>, C: DeviceCell>(
     gpu: &Gpu,
     limits: Limits,
     space: crate::Space,
-) -> anyhow::Result<Vec<Fixed>> {
+) -> anyhow::Result<Vec<C>> {
     let moves = Moves::new(space);
     let n = moves.n;
-    let out = std::sync::Mutex::new(vec![Fixed(0); n * K * n]);
-    sweep_within::<K, R>(
+    let out = std::sync::Mutex::new(vec![C::zeroed(); n * K * n]);
+    sweep_within::<K, R, C>(
         gpu,
         limits,
         &moves,
@@ -429,8 +524,16 @@ mod tests {
     fn both_kernels_validate_with_naga() {
         for (name, src) in (1..=MAX_WINDOW_BINDINGS).flat_map(|b| {
             [
-                (format!("cubeless, {b} bindings"), source::<1, Cubeless>(b)),
-                (format!("cubeful, {b} bindings"), source::<3, Cubeful>(b)),
+                (
+                    format!("cubeless fixed32, {b}"),
+                    source::<1, Cubeless, Fixed>(b),
+                ),
+                (
+                    format!("cubeful fixed32, {b}"),
+                    source::<3, Cubeful, Fixed>(b),
+                ),
+                (format!("cubeless u16, {b}"), source::<1, Cubeless, u16>(b)),
+                (format!("cubeful u16, {b}"), source::<3, Cubeful, u16>(b)),
             ]
         }) {
             let module = rollsim_gpu::kernel::validate_wgsl(&name, &src, false)
@@ -448,13 +551,42 @@ mod tests {
                     slot_at,
                     order_at,
                     slots_per_binding,
-                    pad0,
+                    plane_words,
                     pad1,
                     pad2
                 }
             )
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         }
+    }
+
+    #[test]
+    fn u16_kernel_constants_are_the_cpu_cells() {
+        // Cubeless: cells are steps from 0; cubeful: two steps a cell from -65535.
+        let cubeless = <u16 as DeviceCell>::wgsl::<1, Cubeless>();
+        for c in [
+            "LO: i32 = 0;",
+            "SPAN: i32 = 1;",
+            "WON: i32 = 65535;",
+            "LOST: i32 = 0;",
+            "BIAS: i32 = 2359278;",
+            "DEN: i32 = 36;",
+        ] {
+            assert!(cubeless.contains(c), "{c}");
+        }
+        let cubeful = <u16 as DeviceCell>::wgsl::<3, Cubeful>();
+        for c in [
+            "LO: i32 = -65535;",
+            "SPAN: i32 = 2;",
+            "WON: i32 = 65535;",
+            "LOST: i32 = -65535;",
+            "BIAS: i32 = 2359296;",
+            "DEN: i32 = 72;",
+        ] {
+            assert!(cubeful.contains(c), "{c}");
+        }
+        assert_eq!(column_bytes(5, 3, CellKind::U16), 36);
+        assert_eq!(column_bytes(5, 3, CellKind::Fixed32), 60);
     }
 
     #[test]
@@ -475,41 +607,76 @@ mod tests {
             rows,
             window_bindings: 4,
         };
+        let fixed = CellKind::Fixed32;
         // Cubeful: 20 columns a binding, rows of 3 positions; cubeless: 18, one position.
         let cases = [
             (3, limits(20 * 12 * n, 3 * 12 * n)),
             (1, limits(18 * 4 * n, 1)),
         ];
         for (k, l) in cases {
-            let d = device_layout(n, cap, widest, words, k, l).unwrap();
+            let d = device_layout(n, cap, widest, words, k, fixed, l).unwrap();
             assert_eq!(d.bindings, 4, "{k}");
             assert!(d.chunk < widest);
         }
-        let refuse = |k, l| device_layout(n, cap, widest, words, k, l).is_err();
+        // u16 halves the window: the cubeful window in 2 bindings of the same size.
+        let d = device_layout(n, cap, widest, words, 3, CellKind::U16, cases[0].1).unwrap();
+        assert_eq!((d.bindings, d.chunk), (2, 3));
+        let refuse = |k, l| device_layout(n, cap, widest, words, k, fixed, l).is_err();
         assert!(refuse(3, limits(10 * 12 * n, 1)), "7 bindings");
         assert!(refuse(1, limits(4 * n - 1, 1)), "no column fits");
         assert!(refuse(1, limits(1 << 27, 1 << 27)) == (4 * words > 1 << 27));
         let Some(gpu) = test_gpu("a_window_split_across_bindings_and_levels_in_chunks") else {
             return;
         };
-        let g = solve_in_memory_within::<3, Cubeful>(gpu, cases[0].1, space);
+        let g = solve_in_memory_within::<3, Cubeful, Fixed>(gpu, cases[0].1, space);
         assert!(g.unwrap() == cpu::<3, Cubeful, Fixed>(space));
-        let g = solve_in_memory_within::<1, Cubeless>(gpu, cases[1].1, space);
+        let g = solve_in_memory_within::<1, Cubeless, Fixed>(gpu, cases[1].1, space);
         assert!(g.unwrap() == cpu::<1, Cubeless, Fixed>(space));
+        // u16 with the same splits: bindings of half the bytes hold as many columns.
+        let u16_limits = |(_, l): (u64, Limits)| Limits {
+            window: l.window / 2,
+            ..l
+        };
+        let g = solve_in_memory_within::<3, Cubeful, u16>(gpu, u16_limits(cases[0]), space);
+        assert!(g.unwrap() == cpu::<3, Cubeful, u16>(space));
+        let g = solve_in_memory_within::<1, Cubeless, u16>(gpu, u16_limits(cases[1]), space);
+        assert!(g.unwrap() == cpu::<1, Cubeless, u16>(space));
         // Eight bindings of 9 columns, where the adapter allows ten storage buffers a stage.
         let eight = Limits {
             window_bindings: 8,
             ..limits(9 * 12 * n, 12 * n)
         };
         assert_eq!(
-            device_layout(n, cap, widest, words, 3, eight)
+            device_layout(n, cap, widest, words, 3, fixed, eight)
                 .unwrap()
                 .bindings,
             8
         );
         if Limits::of(gpu).window_bindings >= 8 {
-            let g = solve_in_memory_within::<3, Cubeful>(gpu, eight, space);
+            let g = solve_in_memory_within::<3, Cubeful, Fixed>(gpu, eight, space);
             assert!(g.unwrap() == cpu::<3, Cubeful, Fixed>(space));
+        }
+    }
+
+    #[test]
+    fn u16_cells_are_the_cpus() {
+        let Some(gpu) = test_gpu("u16_cells_are_the_cpus") else {
+            return;
+        };
+        // 3 checkers on 4 points: an odd count of positions (35), planes padded to a word.
+        // 7x6 rather than 8x6: 16 s instead of 50 on lavapipe.
+        for (points, checkers) in [(4, 3), (6, 6), (6, 7)] {
+            let space = Space::new(points, checkers).unwrap();
+            let g = solve_in_memory::<1, Cubeless, u16>(gpu, space).unwrap();
+            assert!(
+                g == cpu::<1, Cubeless, u16>(space),
+                "{checkers}x{points} cubeless"
+            );
+            let g = solve_in_memory::<3, Cubeful, u16>(gpu, space).unwrap();
+            assert!(
+                g == cpu::<3, Cubeful, u16>(space),
+                "{checkers}x{points} cubeful"
+            );
         }
     }
 }
