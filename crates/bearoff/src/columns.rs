@@ -574,6 +574,13 @@ impl Moves {
         &self.plays[self.plays_start[i] as usize..self.plays_start[i + 1] as usize]
     }
 
+    /// Every play of x, roll after roll (a position may repeat).
+    #[inline]
+    pub(crate) fn all_plays(&self, x: u32) -> &[u32] {
+        let i = 21 * x as usize;
+        &self.plays[self.plays_start[i] as usize..self.plays_start[i + 21] as usize]
+    }
+
     #[inline]
     fn die_moves(&self, u: usize, d: usize) -> &[u32] {
         let i = 6 * u + d;

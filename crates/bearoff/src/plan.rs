@@ -7,7 +7,7 @@ use super::columns::{CellKind, Moves, Window, sweep_bytes};
 use super::position::Space;
 use super::table::{Layout, Section};
 #[cfg(feature = "gpu")]
-use crate::columns::gpu::{Limits, device_layout};
+use crate::columns::gpu::{DeviceLayout, Limits, device_layout};
 use rollsim_core::memory::memory_available;
 
 /// How values are stored.
@@ -53,6 +53,8 @@ pub struct GpuPlan {
     pub device_bytes: u64,
     pub window_bindings: u64,
     pub binding_bytes: u64,
+    /// Whether the window lives on the host, streamed through the device (a pass's, at least).
+    pub streamed: bool,
     /// Why the sweep does not fit the adapter, if it does not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
@@ -136,8 +138,11 @@ impl Plan {
     }
 
     /// The plan for the GPU's sweep on an adapter with `limits`: the window lives on the device,
-    /// the host holds the move tables and one chunk's read-back. Cells: fixed32 or u16 as asked;
-    /// auto, for each pass fixed32 where its window fits the adapter's bindings, else u16.
+    /// or, where it does not fit the adapter's bindings, on the host and streamed through the
+    /// device chunk by chunk; the host holds the move tables, one chunk's read-back and a
+    /// streamed window. Cells: fixed32 or u16 as asked; auto, for each pass the first of fixed32
+    /// on the device, u16 on the device, fixed32 streamed (where the host holds its window) and
+    /// u16 streamed.
     #[cfg(feature = "gpu")]
     pub fn for_gpu(
         space: Space,
@@ -153,11 +158,21 @@ impl Plan {
         let words = Moves::estimate_gpu_words(space);
         let n = space.len() as u64;
         let window = Window::capacity_of(space);
+        let available = memory_available();
+        let host = |l: &DeviceLayout| PROCESS_BYTES + Moves::estimate_bytes(space) + l.host_bytes;
         let layout_of = |k, cell| device_layout(n, window, widest, words, k, cell, limits);
         let cell_for = |k| match precision {
             Precision::Cell(c) => c,
-            Precision::Auto if layout_of(k, CellKind::Fixed32).is_ok() => CellKind::Fixed32,
-            Precision::Auto => CellKind::U16,
+            Precision::Auto => {
+                let (fixed, u16) = (CellKind::Fixed32, CellKind::U16);
+                let resident = |c| layout_of(k, c).is_ok_and(|l| !l.streamed);
+                let streams = |c| layout_of(k, c).is_ok_and(|l| fits(host(&l), available));
+                [fixed, u16, fixed]
+                    .into_iter()
+                    .zip([resident(fixed), resident(u16), streams(fixed)])
+                    .find_map(|(c, ok)| ok.then_some(c))
+                    .unwrap_or(u16)
+            }
         };
         let cells = (cell_for(1), cubeful.then(|| cell_for(3)));
         let mut plan = Plan::of_cells(space, cells, 1, dir, gnubg_bytes);
@@ -165,21 +180,20 @@ impl Plan {
         let layouts: Vec<_> = std::iter::once(layout_of(1, cells.0))
             .chain(cells.1.map(|c| layout_of(3, c)))
             .collect();
-        let largest = layouts
-            .iter()
-            .flatten()
-            .max_by_key(|l| l.device_bytes)
-            .copied();
-        let refused = layouts.iter().find_map(|l| l.as_ref().err().cloned());
-        plan.memory_available = memory_available();
-        plan.memory_bytes =
-            PROCESS_BYTES + Moves::estimate_bytes(space) + largest.map_or(0, |l| l.host_bytes);
+        let ok = || layouts.iter().flatten();
+        let largest = ok().max_by_key(|l| l.device_bytes).copied();
+        plan.memory_available = available;
+        plan.memory_bytes = ok()
+            .map(host)
+            .max()
+            .unwrap_or(PROCESS_BYTES + Moves::estimate_bytes(space));
         plan.gpu = Some(GpuPlan {
             adapter: adapter.to_string(),
             device_bytes: largest.map_or(0, |l| l.device_bytes),
             window_bindings: largest.map_or(0, |l| l.bindings),
             binding_bytes: limits.binding,
-            refused,
+            streamed: ok().any(|l| l.streamed),
+            refused: layouts.iter().find_map(|l| l.as_ref().err().cloned()),
         });
         plan
     }

@@ -648,6 +648,18 @@ fn print_plan(plan: &Plan, json: bool) -> anyhow::Result<()> {
         Some(g) => {
             match &g.refused {
                 Some(why) => outln!("GPU {}: does not fit: {why}", g.adapter),
+                None if g.streamed => outln!(
+                    "GPU {}: {} on the device, in {} bindings of at most {}; the window ({} of \
+                     columns: {} of {} positions at once) on the host, each chunk's columns \
+                     streamed through the device",
+                    g.adapter,
+                    human(g.device_bytes),
+                    g.window_bindings,
+                    human(g.binding_bytes),
+                    human(plan.window_bytes),
+                    plan.window_columns,
+                    plan.positions,
+                ),
                 None => outln!(
                     "GPU {}: {} on the device ({} of columns: {} of {} positions at once, in {} \
                      bindings of at most {})",

@@ -120,13 +120,21 @@ pub struct DeviceLayout {
     /// Columns per window binding, and bindings.
     pub slots_per_binding: u64,
     pub bindings: u64,
-    /// Positions per chunk (their rows fit one binding).
+    /// Whether the window lives on the host, the device holding only what each chunk reads
+    /// (see [`sweep`]).
+    pub streamed: bool,
+    /// Positions per chunk at most (their rows fit one binding).
     pub chunk: u64,
-    /// Bytes on the device: window, rows, move tables.
+    /// Bytes on the device: window (or the chunk's columns), rows, move tables.
     pub device_bytes: u64,
-    /// Bytes on the host: the read-back of one chunk.
+    /// Bytes on the host: the read-back of one chunk, and a streamed window.
     pub host_bytes: u64,
 }
+
+/// Fewest device slots a streamed sweep plans for (a quarter of the window for small tables):
+/// one position's successors and itself, at most MAX_SUCCESSORS, with room for a chunk's
+/// positions to share successors.
+pub const MIN_STREAMED_SLOTS: u64 = 1024;
 
 /// Bytes per storage binding: the adapter's, and what the window's and the rows' bindings may
 /// take (less in tests, to split small tables); and how many bindings the window may take.
@@ -177,15 +185,6 @@ pub fn device_layout(
             "one column of {record} bytes is larger than a storage binding ({limit} bytes)"
         ));
     }
-    let bindings = capacity.div_ceil(slots_per_binding);
-    if bindings > limits.window_bindings {
-        return Err(format!(
-            "the window of {capacity} columns ({} bytes) needs {bindings} storage bindings of \
-             {limit} bytes; the kernel takes {} here",
-            capacity * record,
-            limits.window_bindings
-        ));
-    }
     if 4 * moves_words > limits.binding {
         return Err(format!(
             "the move tables ({} bytes) are larger than a storage binding ({} bytes)",
@@ -194,12 +193,35 @@ pub fn device_layout(
         ));
     }
     let chunk = (limits.rows.min(limits.binding) / row).min(widest).max(1);
+    let bindings = capacity.div_ceil(slots_per_binding);
+    if bindings <= limits.window_bindings {
+        return Ok(DeviceLayout {
+            slots_per_binding,
+            bindings,
+            streamed: false,
+            chunk,
+            device_bytes: capacity * record + chunk * row + 4 * moves_words,
+            host_bytes: chunk * record,
+        });
+    }
+    // Streamed: the window on the host, every binding the kernel takes on the device.
+    let slots = slots_per_binding * limits.window_bindings;
+    if slots < MIN_STREAMED_SLOTS.min(capacity / 4) {
+        return Err(format!(
+            "the window of {capacity} columns ({} bytes) needs {bindings} storage bindings of \
+             {limit} bytes, and streamed from the host {MIN_STREAMED_SLOTS} columns on the \
+             device; the kernel takes {} bindings, {slots} columns",
+            capacity * record,
+            limits.window_bindings
+        ));
+    }
     Ok(DeviceLayout {
         slots_per_binding,
-        bindings,
+        bindings: limits.window_bindings,
+        streamed: true,
         chunk,
-        device_bytes: capacity * record + chunk * row + 4 * moves_words,
-        host_bytes: chunk * record,
+        device_bytes: slots * record + chunk * row + 4 * moves_words,
+        host_bytes: capacity * record + chunk * record,
     })
 }
 
@@ -218,6 +240,14 @@ fn pack(moves: &Moves) -> (Vec<u32>, [u32; 4]) {
         words.extend_from_slice(part);
     }
     (words, at)
+}
+
+/// The distinct positions x's plays reach, ascending.
+fn successors(moves: &Moves, x: u32) -> Vec<u32> {
+    let mut s = moves.all_plays(x).to_vec();
+    s.sort_unstable();
+    s.dedup();
+    s
 }
 
 /// Words of [`pack`]'s buffer, without building it.
@@ -343,23 +373,32 @@ fn sweep_within<const K: usize, R: Recurrence<K>, C: DeviceCell>(
         Some(&pipeline_layout),
     )?;
 
-    let moves_buf = gpu.buffer_with("bearoff moves", bytemuck::cast_slice(&words), U::STORAGE)?;
+    let moves_buf = gpu.buffer_with(
+        "bearoff moves",
+        bytemuck::cast_slice(&words),
+        U::STORAGE | U::COPY_DST,
+    )?;
     let rows = gpu.buffer("bearoff rows", layout.chunk * row_bytes, U::STORAGE)?;
+    // The device's slots: the whole window, or (streamed) what one chunk reads and writes.
+    let slots = if layout.streamed {
+        layout.bindings * layout.slots_per_binding
+    } else {
+        capacity
+    };
     let mut window = Vec::new();
     for b in 0..layout.bindings {
-        let slots = capacity
+        let slots = slots
             .saturating_sub(b * layout.slots_per_binding)
             .min(layout.slots_per_binding);
-        let size = slots * record_bytes;
         window.push(gpu.buffer(
             "bearoff window",
-            size,
+            slots * record_bytes,
             U::STORAGE | U::COPY_SRC | U::COPY_DST,
         )?);
     }
     let read = gpu.buffer(
         "bearoff columns read-back",
-        layout.host_bytes,
+        layout.chunk * record_bytes,
         U::MAP_READ | U::COPY_DST,
     )?;
     // One chunk a submission, so one slot.
@@ -376,24 +415,36 @@ fn sweep_within<const K: usize, R: Recurrence<K>, C: DeviceCell>(
         layout: &bind_layout,
         entries: &group,
     });
-    // Where a slot lives: its binding and byte offset.
+    // Where a device slot lives: its binding and byte offset.
     let place = |slot: u64| {
         (
             (slot / layout.slots_per_binding) as usize,
             (slot % layout.slots_per_binding) * record_bytes,
         )
     };
+    let record_words = (record_bytes / 4) as usize;
+    // Streamed: the window in the device's word layout on the host, by window slot.
+    let mut host = if layout.streamed {
+        vec![0u32; capacity as usize * record_words]
+    } else {
+        Vec::new()
+    };
 
-    // Resuming: the columns the next levels read go back up.
+    // Resuming: the columns the next levels read go back up (or into the host's window).
     let mut cells = vec![C::zeroed(); record];
-    let mut up = vec![0u32; (record_bytes / 4) as usize];
+    let mut up = vec![0u32; record_words];
     for level in first.saturating_sub(MAX_ROLL_PIPS)..first {
         for &x in &moves.levels[level] {
             reload(x, &mut cells)?;
-            to_words(&cells, &mut up);
-            let (b, offset) = place(u64::from(moves.window.slot[x as usize]));
-            gpu.queue
-                .write_buffer(&window[b], offset, bytemuck::cast_slice(&up));
+            let slot = moves.window.slot[x as usize] as usize;
+            if layout.streamed {
+                to_words(&cells, &mut host[slot * record_words..][..record_words]);
+            } else {
+                to_words(&cells, &mut up);
+                let (b, offset) = place(slot as u64);
+                gpu.queue
+                    .write_buffer(&window[b], offset, bytemuck::cast_slice(&up));
+            }
         }
     }
 
@@ -407,6 +458,10 @@ fn sweep_within<const K: usize, R: Recurrence<K>, C: DeviceCell>(
         })
         .collect();
     let max_dim = gpu.limits.max_compute_workgroups_per_dimension;
+    // Streamed: per chunk, the device slot of each position it reads or writes (its
+    // successors first, then its own), in the slot table's place in `moves_buf`.
+    let mut device_slot = vec![u32::MAX; if layout.streamed { moves.n } else { 0 }];
+    let mut reads: Vec<u32> = Vec::new();
     for (level, (positions, &start)) in moves
         .levels
         .iter()
@@ -414,7 +469,59 @@ fn sweep_within<const K: usize, R: Recurrence<K>, C: DeviceCell>(
         .enumerate()
         .skip(first)
     {
-        for (c, chunk) in positions.chunks(layout.chunk as usize).enumerate() {
+        let mut done = 0;
+        while done < positions.len() {
+            let chunk = if layout.streamed {
+                // As many positions as the device's slots hold with their successors.
+                for &p in &reads {
+                    device_slot[p as usize] = u32::MAX;
+                }
+                reads.clear();
+                let mut count = 0;
+                for &x in positions[done..].iter().take(layout.chunk as usize) {
+                    let fresh: Vec<u32> = successors(moves, x)
+                        .into_iter()
+                        .filter(|&p| device_slot[p as usize] == u32::MAX)
+                        .collect();
+                    if (reads.len() + fresh.len() + count + 1) as u64 > slots {
+                        break;
+                    }
+                    for p in fresh {
+                        device_slot[p as usize] = reads.len() as u32;
+                        reads.push(p);
+                    }
+                    count += 1;
+                }
+                if count == 0 {
+                    anyhow::bail!(
+                        "{}: position {} reads more columns than the {slots} the device holds",
+                        gpu.adapter.name,
+                        positions[done]
+                    );
+                }
+                let chunk = &positions[done..done + count];
+                for (k, &x) in chunk.iter().enumerate() {
+                    device_slot[x as usize] = (reads.len() + k) as u32;
+                }
+                reads.extend_from_slice(chunk);
+                gpu.queue.write_buffer(
+                    &moves_buf,
+                    4 * u64::from(at[2]),
+                    bytemuck::cast_slice(&device_slot),
+                );
+                for (k, &p) in reads[..reads.len() - count].iter().enumerate() {
+                    let slot = moves.window.slot[p as usize] as usize;
+                    let (b, offset) = place(k as u64);
+                    gpu.queue.write_buffer(
+                        &window[b],
+                        offset,
+                        bytemuck::cast_slice(&host[slot * record_words..][..record_words]),
+                    );
+                }
+                chunk
+            } else {
+                &positions[done..(done + layout.chunk as usize).min(positions.len())]
+            };
             let count = chunk.len() as u32;
             // Threads: rows one a pair, columns one a window word; one width for both.
             let (gx, gy) = grid((u64::from(count) * n).div_ceil(64) as u32, max_dim);
@@ -422,7 +529,7 @@ fn sweep_within<const K: usize, R: Recurrence<K>, C: DeviceCell>(
             let gy_columns = column_groups.div_ceil(u64::from(gx)) as u32;
             let p = Params {
                 n: n as u32,
-                first: start + (c as u64 * layout.chunk) as u32,
+                first: start + done as u32,
                 count,
                 groups_x: gx,
                 plays_start_at: at[0],
@@ -450,10 +557,15 @@ fn sweep_within<const K: usize, R: Recurrence<K>, C: DeviceCell>(
                 pass.set_bind_group(0, &bind_group, &[params.offset(0)]);
                 pass.dispatch_workgroups(gx, gy, 1);
             }
-            // The chunk's slots are contiguous (a level's are), possibly across bindings.
-            let first_slot = u64::from(moves.window.slot[chunk[0] as usize]);
+            // The chunk's slots are contiguous (a level's are, and a streamed chunk's own),
+            // possibly across bindings.
+            let first_slot = if layout.streamed {
+                device_slot[chunk[0] as usize]
+            } else {
+                moves.window.slot[chunk[0] as usize]
+            };
             for k in 0..u64::from(count) {
-                let (b, offset) = place(first_slot + k);
+                let (b, offset) = place(u64::from(first_slot) + k);
                 enc.copy_buffer_to_buffer(
                     &window[b],
                     offset,
@@ -465,9 +577,15 @@ fn sweep_within<const K: usize, R: Recurrence<K>, C: DeviceCell>(
             gpu.submit_and_wait(enc, "sweeping a bearoff level")?;
             let back = gpu.read::<u32>(&[(&read, u64::from(count) * record_bytes)])?;
             let back = &back[0];
+            if layout.streamed {
+                for (&x, words) in chunk.iter().zip(back.chunks(record_words)) {
+                    let slot = moves.window.slot[x as usize] as usize;
+                    host[slot * record_words..][..record_words].copy_from_slice(words);
+                }
+            }
             chunk
                 .par_iter()
-                .zip(back.par_chunks((record_bytes / 4) as usize))
+                .zip(back.par_chunks(record_words))
                 .try_for_each_init(
                     || vec![C::zeroed(); record],
                     |column, (&x, words)| {
@@ -475,6 +593,7 @@ fn sweep_within<const K: usize, R: Recurrence<K>, C: DeviceCell>(
                         sink(x, column)
                     },
                 )?;
+            done += chunk.len();
         }
         level_done(level)?;
     }
@@ -517,7 +636,7 @@ fn solve_in_memory_within<const K: usize, R: Recurrence<K>, C: DeviceCell>(
 mod tests {
     use super::*;
     use crate::Space;
-    use crate::columns::{Cubeful, Cubeless, solve_in_memory as cpu};
+    use crate::columns::{Cubeful, Cubeless, Window, solve_in_memory as cpu};
     use rollsim_gpu::test_gpu;
 
     #[test]
@@ -558,6 +677,21 @@ mod tests {
             )
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         }
+    }
+
+    #[test]
+    fn a_streamed_window_holds_any_positions_successors() {
+        // The most distinct successors of one position: 29 on 4x4, 321 on 15x6.
+        let most = |space| {
+            let moves = Moves::new(space);
+            (0..moves.n as u32)
+                .map(|x| successors(&moves, x).len() as u64)
+                .max()
+                .unwrap()
+        };
+        assert!(most(Space::new(6, 15).unwrap()) + 1 < MIN_STREAMED_SLOTS);
+        let small = Space::new(4, 4).unwrap();
+        assert!(most(small) + 1 < Window::capacity_of(small) / 2);
     }
 
     #[test]
@@ -622,7 +756,10 @@ mod tests {
         let d = device_layout(n, cap, widest, words, 3, CellKind::U16, cases[0].1).unwrap();
         assert_eq!((d.bindings, d.chunk), (2, 3));
         let refuse = |k, l| device_layout(n, cap, widest, words, k, fixed, l).is_err();
-        assert!(refuse(3, limits(10 * 12 * n, 1)), "7 bindings");
+        // 7 bindings of 10 columns: streamed through 4 bindings, 40 columns.
+        let d = device_layout(n, cap, widest, words, 3, fixed, limits(10 * 12 * n, 1)).unwrap();
+        assert!(d.streamed && d.bindings == 4);
+        assert!(refuse(3, limits(4 * 12 * n, 1)), "16 columns on the device");
         assert!(refuse(1, limits(4 * n - 1, 1)), "no column fits");
         assert!(refuse(1, limits(1 << 27, 1 << 27)) == (4 * words > 1 << 27));
         let Some(gpu) = test_gpu("a_window_split_across_bindings_and_levels_in_chunks") else {
@@ -656,6 +793,54 @@ mod tests {
             let g = solve_in_memory_within::<3, Cubeful, Fixed>(gpu, eight, space);
             assert!(g.unwrap() == cpu::<3, Cubeful, Fixed>(space));
         }
+    }
+
+    #[test]
+    fn a_streamed_window_gives_the_same_cells() {
+        // Windows of 70 and ~600 columns through 2 bindings of 20 and 150 columns: every chunk
+        // uploads what it reads.
+        let streamed = |space: Space, k: u64, cell: CellKind, columns: u64| {
+            let moves = Moves::new(space);
+            let (n, cap) = (moves.n as u64, moves.window.capacity as u64);
+            let limits = Limits {
+                binding: 1 << 27,
+                window: columns * column_bytes(n, k, cell),
+                rows: 1 << 27,
+                window_bindings: 2,
+            };
+            let widest = moves.levels.iter().map(Vec::len).max().unwrap() as u64;
+            let d = device_layout(n, cap, widest, moves_words(&moves), k, cell, limits).unwrap();
+            assert!(d.streamed && d.bindings == 2, "{d:?}");
+            limits
+        };
+        let (small, large) = (Space::new(4, 4).unwrap(), Space::new(6, 6).unwrap());
+        let Some(gpu) = test_gpu("a_streamed_window_gives_the_same_cells") else {
+            return;
+        };
+        let l = streamed(small, 3, CellKind::Fixed32, 20);
+        let g = solve_in_memory_within::<3, Cubeful, Fixed>(gpu, l, small);
+        assert!(g.unwrap() == cpu::<3, Cubeful, Fixed>(small));
+        let l = streamed(small, 1, CellKind::U16, 20);
+        let g = solve_in_memory_within::<1, Cubeless, u16>(gpu, l, small);
+        assert!(g.unwrap() == cpu::<1, Cubeless, u16>(small));
+        let l = streamed(large, 3, CellKind::U16, 150);
+        let g = solve_in_memory_within::<3, Cubeful, u16>(gpu, l, large);
+        assert!(g.unwrap() == cpu::<3, Cubeful, u16>(large));
+        // Too few slots for one position and its successors: refused, not wrong.
+        let l = Limits {
+            window: 8 * column_bytes(70, 1, CellKind::Fixed32),
+            ..streamed(small, 1, CellKind::Fixed32, 20)
+        };
+        let layout = device_layout(
+            70,
+            70,
+            8,
+            moves_words(&Moves::new(small)),
+            1,
+            CellKind::Fixed32,
+            l,
+        );
+        assert!(layout.is_err(), "{layout:?}");
     }
 
     #[test]
