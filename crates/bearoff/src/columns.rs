@@ -45,7 +45,13 @@ pub trait Real: Copy + Send + Sync + PartialOrd + Neg<Output = Self> + 'static {
     fn maxnum(self, other: Self) -> Self;
     fn min(self, other: Self) -> Self;
     fn twice(self) -> Self;
-    fn to_f64(self) -> f64;
+    /// The value is `raw() * UNIT`; raw() is exact. The sweep sums raw values and scales once.
+    const UNIT: f64;
+    fn raw(self) -> f64;
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self.raw() * Self::UNIT
+    }
     fn from_f64(v: f64) -> Self;
 }
 
@@ -71,8 +77,9 @@ macro_rules! real {
             fn twice(self) -> Self {
                 self + self
             }
+            const UNIT: f64 = 1.0;
             #[inline(always)]
-            fn to_f64(self) -> f64 {
+            fn raw(self) -> f64 {
                 self as f64
             }
             #[inline(always)]
@@ -127,9 +134,10 @@ impl Real for Fixed {
         Fixed(self.0 << 1)
     }
     /// Exact: a power-of-two scale.
+    const UNIT: f64 = 1.0 / Self::SCALE;
     #[inline(always)]
-    fn to_f64(self) -> f64 {
-        f64::from(self.0) / Self::SCALE
+    fn raw(self) -> f64 {
+        f64::from(self.0)
     }
     /// Rounded half up to the nearest 2^-29, `floor(v 2^29 + 1/2)`: exact in f64 for the
     /// sweep's `OFFSET + sum / 36`, whose exact value is either a multiple of 2^-29 / 36 at
@@ -187,10 +195,10 @@ impl Real for Q16 {
     fn twice(self) -> Self {
         Q16(self.0 + self.0)
     }
+    const UNIT: f64 = 1.0 / Self::STEPS as f64;
     #[inline(always)]
-    fn to_f64(self) -> f64 {
-        // A product, not a quotient: the sum's error stays below 1e-14 either way.
-        f64::from(self.0) * (1.0 / f64::from(Self::STEPS))
+    fn raw(self) -> f64 {
+        f64::from(self.0)
     }
     #[inline(always)]
     fn from_f64(v: f64) -> Self {
@@ -811,7 +819,7 @@ fn solve_position<const K: usize, R: Recurrence<K>, C: Cell>(
             row_roll::<K, R, C>(moves, others, x, r, u0, len, &mut s.best);
             let w = f64::from(roll.weight());
             for (a, &b) in s.acc[..K * len].iter_mut().zip(&s.best[..K * len]) {
-                *a += w * b.to_f64();
+                *a += w * b.raw();
             }
         }
         for j in 0..K {
@@ -819,7 +827,7 @@ fn solve_position<const K: usize, R: Recurrence<K>, C: Cell>(
                 .iter_mut()
                 .zip(&s.acc[j * len..(j + 1) * len])
             {
-                *v = C::store(R::OFFSET + a / 36.0, range).load(range);
+                *v = C::store(R::OFFSET + a / 36.0 * C::Work::UNIT, range).load(range);
             }
         }
     }
@@ -862,10 +870,10 @@ fn solve_position<const K: usize, R: Recurrence<K>, C: Cell>(
                     } else {
                         (pair[a][j][b].max(pair[b][j][a]), 2.0)
                     };
-                    sum += w * v.to_f64();
+                    sum += w * v.raw();
                 }
             }
-            column[j * n + u] = C::store(R::OFFSET + sum / 36.0, range);
+            column[j * n + u] = C::store(R::OFFSET + sum / 36.0 * C::Work::UNIT, range);
         }
     }
 }
