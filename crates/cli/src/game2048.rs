@@ -154,6 +154,11 @@ pub struct TrainArgs {
     /// game first held this tile (e.g. 16384), so that half the training is spent beyond it.
     #[arg(long, value_name = "TILE")]
     restart_at: Option<u32>,
+    /// Midpoint restarts (ziap/2048-tdl's): a training game longer than 10 moves goes on from
+    /// its middle afterstate with a new tile, again until a run is that short, so that the end
+    /// of every game is trained many times over.
+    #[arg(long)]
+    restart_midpoint: bool,
     /// Optimistic initialisation: every board's value before training (e.g. 320000). New
     /// networks only.
     #[arg(long, default_value_t = 0.0, value_name = "VALUE")]
@@ -896,6 +901,7 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
         threads,
         block: a.block,
         restart_at,
+        restart_midpoint: a.restart_midpoint,
     };
     if !a.output.json {
         outln!(

@@ -295,12 +295,12 @@ impl Network {
         rate: Rate,
         alpha: f32,
         lambda: f32,
-        restart_at: Option<u32>,
+        shaping: Shaping,
         games: u64,
     ) {
         self.games += games;
         self.recipe
-            .record(rate, alpha, lambda, restart_at, self.games, games);
+            .record(rate, alpha, lambda, shaping, self.games, games);
     }
 
     /// Weights per stage.
@@ -1104,7 +1104,7 @@ mod tests {
         for _ in 0..200 {
             net.td_update(random_board(&mut rng, 13), 50.0, 0.01);
         }
-        net.record_training(Rate::Coherence, 1.0, 0.5, None, 200);
+        net.record_training(Rate::Coherence, 1.0, 0.5, Shaping::default(), 200);
         let data = bytes(&net, Element::F32);
         let back = Network::read_from(&data[..]).unwrap();
         assert_eq!(back.recipe(), net.recipe());

@@ -87,6 +87,16 @@ impl Game {
         }
     }
 
+    /// Goes on from `after`, an afterstate of this game, with a new tile from the game's own
+    /// stream: the score and move count start again from 0 (training's midpoint restarts).
+    pub fn resume_from(&mut self, after: Board) {
+        let mut board = after;
+        board.spawn(&mut self.rng);
+        let index = self.index;
+        let rng = self.rng.clone();
+        *self = Game::from_board(board, index, rng);
+    }
+
     /// Logs the moves from now on (for [`crate::replay::GameRecord`]).
     pub fn log_moves(&mut self) {
         self.log.get_or_insert_with(Vec::new);

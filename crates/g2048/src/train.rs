@@ -31,7 +31,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::Board;
-use super::ntuple::{Element, Features, Network, Rate};
+use super::ntuple::{Element, Features, Network, Rate, Shaping};
 use super::play::{Afterstates, Game, GameState};
 
 /// Settings of a training run.
@@ -51,6 +51,8 @@ pub struct TrainConfig {
     pub block: u64,
     /// Carousel shaping (exponent of the tile): see [`Scratch`].
     pub restart_at: Option<u8>,
+    /// Midpoint restarts: see [`train_game`].
+    pub restart_midpoint: bool,
 }
 
 impl Default for TrainConfig {
@@ -64,6 +66,7 @@ impl Default for TrainConfig {
             threads: 1,
             block: 1000,
             restart_at: None,
+            restart_midpoint: false,
         }
     }
 }
@@ -113,6 +116,9 @@ pub struct GameResult {
     /// It started from an earlier game's position (shaping).
     pub restarted: bool,
 }
+
+/// Under midpoint restarts, a run of more moves than this goes on from its middle.
+pub const MIDPOINT_MIN_MOVES: usize = 10;
 
 /// Positions a thread keeps for carousel shaping.
 const SHAPING_KEPT: usize = 1024;
@@ -164,13 +170,19 @@ impl Scratch {
 /// goes when `lambda` is 0, TD(λ) backward when the game ends otherwise. Each afterstate's
 /// feature indexes are extracted once, to value it; under TD(0) the chosen one's are kept for
 /// its update a move later.
+///
+/// With `midpoint` (ziap/2048-tdl's restarts), a game whose run lasted more than
+/// [`MIDPOINT_MIN_MOVES`] moves goes on from its middle afterstate with a new tile from its own
+/// stream, and again from the middle of that run, until a run is that short: the end of a game
+/// is trained about log2(moves / 10) times over. The result is the first run's; its moves are
+/// every run's.
 pub fn train_game(
     net: &Network,
     seed: u64,
     index: u32,
     step: f32,
     lambda: f32,
-    restart_at: Option<u8>,
+    (restart_at, midpoint): (Option<u8>, bool),
     scratch: &mut Scratch,
 ) -> GameResult {
     /// The row of the features that holds the previous afterstate's.
@@ -184,54 +196,68 @@ pub fn train_game(
     let mut watch = restart_at.filter(|_| start.is_none());
     let Scratch { features, path, .. } = scratch;
     let online = lambda == 0.0;
-    path.clear();
     let mut reached = None;
     let mut values = [0f32; 4];
-    let mut has_prev = false;
-    while g.is_running() {
-        let a = Afterstates::of(g.board);
-        net.values4_indexed(&a.boards[..a.len], &mut values, features);
-        let Some((k, value)) = a.best(&values[..a.len]) else {
-            match a.overflow {
-                // Only two 32768 tiles left to merge: the game cannot go on.
-                Some((_, m)) => g.play(m),
-                None => g.state = GameState::Over,
+    let mut first: Option<GameResult> = None;
+    let mut moves = 0;
+    loop {
+        path.clear();
+        let mut has_prev = false;
+        while g.is_running() {
+            let a = Afterstates::of(g.board);
+            net.values4_indexed(&a.boards[..a.len], &mut values, features);
+            let Some((k, value)) = a.best(&values[..a.len]) else {
+                match a.overflow {
+                    // Only two 32768 tiles left to merge: the game cannot go on.
+                    Some((_, m)) => g.play(m),
+                    None => g.state = GameState::Over,
+                }
+                break;
+            };
+            let m = a.moves[k].1;
+            if online {
+                if has_prev {
+                    net.td_update_indexed(features.row(PREV), value, step);
+                }
+                features.copy_row(k, PREV);
+                net.prefetch_coherence(features.row(PREV));
+                has_prev = true;
             }
+            if !online || midpoint {
+                path.push((m.board, m.score));
+            }
+            g.play(m);
+            if let Some(at) = watch
+                && g.board.has_exponent_at_least(at)
+            {
+                reached = Some(g.board);
+                watch = None;
+            }
+        }
+        if has_prev {
+            net.td_update_indexed(features.row(PREV), 0.0, step);
+        }
+        if !online {
+            learn_backward(net, path, step, lambda, features);
+        }
+        moves += g.moves;
+        first.get_or_insert(GameResult {
+            score: g.score,
+            moves: g.moves,
+            max_exponent: g.reached_exponent(),
+            restarted: start.is_some(),
+        });
+        if !midpoint || path.len() <= MIDPOINT_MIN_MOVES {
             break;
-        };
-        let m = a.moves[k].1;
-        if online {
-            if has_prev {
-                net.td_update_indexed(features.row(PREV), value, step);
-            }
-            features.copy_row(k, PREV);
-            net.prefetch_coherence(features.row(PREV));
-            has_prev = true;
-        } else {
-            path.push((m.board, m.score));
         }
-        g.play(m);
-        if let Some(at) = watch
-            && g.board.has_exponent_at_least(at)
-        {
-            reached = Some(g.board);
-            watch = None;
-        }
-    }
-    if has_prev {
-        net.td_update_indexed(features.row(PREV), 0.0, step);
-    }
-    if !online {
-        learn_backward(net, path, step, lambda, features);
+        g.resume_from(path[path.len() / 2].0);
     }
     if let Some(b) = reached {
         scratch.keep(b);
     }
     GameResult {
-        score: g.score,
-        moves: g.moves,
-        max_exponent: g.reached_exponent(),
-        restarted: start.is_some(),
+        moves,
+        ..first.expect("a game has a first run")
     }
 }
 
@@ -326,7 +352,7 @@ pub fn train(
                 index,
                 step,
                 config.lambda,
-                config.restart_at,
+                (config.restart_at, config.restart_midpoint),
                 scratch,
             );
             progress.inc(1);
@@ -359,8 +385,11 @@ pub fn train(
                     .collect()
             })
         };
-        let restart_at = config.restart_at.map(|e| 1u32 << e);
-        net.record_training(config.rate, config.alpha, config.lambda, restart_at, n);
+        let shaping = Shaping {
+            restart_at: config.restart_at.map(|e| 1u32 << e),
+            midpoint: config.restart_midpoint,
+        };
+        net.record_training(config.rate, config.alpha, config.lambda, shaping, n);
         done += n;
         let stats = block_stats(first + n, &results, t0.elapsed().as_secs_f64());
         on_block(&stats, net)?;
@@ -411,6 +440,51 @@ pub(crate) mod tests {
     /// the games once the first has reached it, each started beyond it, the statistics those of
     /// the games from the start, the session recorded; and a one-thread run is reproducible.
     #[test]
+    fn midpoint_restarts_train_each_game_again_from_its_middle() {
+        let run = |midpoint, lambda| {
+            let mut net = Network::new(small_tuples()).unwrap();
+            let config = TrainConfig {
+                games: 100,
+                seed: 5,
+                block: 100,
+                lambda,
+                restart_midpoint: midpoint,
+                ..TrainConfig::default()
+            };
+            let s = train(&mut net, &config, &|_| {}, &mut |_, _| Ok(())).unwrap();
+            (s.blocks[0].clone(), net)
+        };
+        for lambda in [0.0, 0.5] {
+            let (plain, _) = run(false, lambda);
+            let (restarted, net) = run(true, lambda);
+            // The first runs are the same games until the networks part; the restarts add moves:
+            // a run of L > 10 moves goes on from L / 2, so at least L / 2 more.
+            assert!(
+                restarted.moves > plain.moves * 3 / 2,
+                "{lambda}: {restarted:?} {plain:?}"
+            );
+            assert!(net.recipe().training[0].shaping.midpoint);
+            assert!(
+                net.recipe()
+                    .describe()
+                    .contains("restarting from midpoints")
+            );
+            let (again, again_net) = run(true, lambda);
+            assert_eq!(
+                (again.moves, again.mean_score),
+                (restarted.moves, restarted.mean_score)
+            );
+            assert!(again_net.weights_f32() == net.weights_f32());
+        }
+        // A game resumed from an afterstate: one new tile, the stream going on.
+        let mut g = Game::new(1, 0);
+        let after = Board::from_raw(0x21);
+        g.resume_from(after);
+        assert_eq!((g.score, g.moves), (0, 0));
+        assert_eq!((0..16).filter(|&i| g.board.get(i) != 0).count(), 3);
+    }
+
+    #[test]
     fn shaping_starts_every_other_game_beyond_the_tile() {
         let shaped = |seed| {
             let mut net = Network::new(small_tuples()).unwrap();
@@ -437,7 +511,7 @@ pub(crate) mod tests {
             "{} of 400 restarted",
             block.restarted
         );
-        assert_eq!(net.recipe().training[0].restart_at, Some(128));
+        assert_eq!(net.recipe().training[0].shaping.restart_at, Some(128));
         let (again, again_net) = shaped(3);
         assert_eq!(
             again,

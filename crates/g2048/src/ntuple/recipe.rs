@@ -43,9 +43,20 @@ pub struct Session {
     /// The network's training games when the session started and when it ended.
     pub from: u64,
     pub to: u64,
+    #[serde(flatten)]
+    pub shaping: Shaping,
+}
+
+/// How a session's games started, beyond the beginning (shaping).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shaping {
     /// Carousel shaping: every other game started where an earlier one first held this tile.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_at: Option<u32>,
+    /// Midpoint restarts: a game longer than [`crate::train::MIDPOINT_MIN_MOVES`] moves went on
+    /// from its middle afterstate with a new tile, again until a run was that short.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub midpoint: bool,
 }
 
 /// What the weights are and how they were trained.
@@ -100,7 +111,7 @@ impl Recipe {
         rate: Rate,
         alpha: f32,
         lambda: f32,
-        restart_at: Option<u32>,
+        shaping: Shaping,
         to: u64,
         games: u64,
     ) {
@@ -109,7 +120,7 @@ impl Recipe {
                 if s.rate == rate
                     && s.alpha == alpha
                     && s.lambda == lambda
-                    && s.restart_at == restart_at
+                    && s.shaping == shaping
                     && s.to + games == to =>
             {
                 s.to = to;
@@ -120,7 +131,7 @@ impl Recipe {
                 lambda,
                 from: to - games,
                 to,
-                restart_at,
+                shaping,
             }),
         }
     }
@@ -142,13 +153,19 @@ impl Recipe {
         parts.push(format!("init {}", self.init));
         for s in &self.training {
             parts.push(format!(
-                "{} games of {} alpha {} lambda {}{}",
+                "{} games of {} alpha {} lambda {}{}{}",
                 s.to - s.from,
                 s.rate.name(),
                 s.alpha,
                 s.lambda,
-                s.restart_at
-                    .map_or(String::new(), |t| format!(" restarting at {t}"))
+                s.shaping
+                    .restart_at
+                    .map_or(String::new(), |t| format!(" restarting at {t}")),
+                if s.shaping.midpoint {
+                    " restarting from midpoints"
+                } else {
+                    ""
+                }
             ));
         }
         parts.join(", ")
@@ -200,17 +217,31 @@ mod tests {
     #[test]
     fn sessions_extend_or_start_and_read_in_a_line() {
         let mut r = Recipe::default();
-        r.record(Rate::Fixed, 0.1, 0.0, None, 1000, 1000);
-        r.record(Rate::Fixed, 0.1, 0.0, None, 3000, 2000);
-        r.record(Rate::Coherence, 1.0, 0.5, Some(16384), 4000, 1000);
-        assert_eq!(r.training.len(), 2);
+        let none = Shaping::default();
+        let carousel = Shaping {
+            restart_at: Some(16384),
+            midpoint: false,
+        };
+        r.record(Rate::Fixed, 0.1, 0.0, none, 1000, 1000);
+        r.record(Rate::Fixed, 0.1, 0.0, none, 3000, 2000);
+        r.record(Rate::Coherence, 1.0, 0.5, carousel, 4000, 1000);
+        let midpoint = Shaping {
+            midpoint: true,
+            ..none
+        };
+        r.record(Rate::Coherence, 1.0, 0.5, midpoint, 5000, 1000);
+        assert_eq!(r.training.len(), 3);
         assert_eq!((r.training[0].from, r.training[0].to), (0, 3000));
         assert_eq!((r.training[1].from, r.training[1].to), (3000, 4000));
         assert_eq!(
             r.describe(),
             "1 stage, init 0, 3000 games of td alpha 0.1 lambda 0, 1000 games of tc alpha 1 \
-             lambda 0.5 restarting at 16384"
+             lambda 0.5 restarting at 16384, 1000 games of tc alpha 1 lambda 0.5 restarting \
+             from midpoints"
         );
+        // Sessions of older files, without the shaping fields, read as none.
+        let old = r#"{"rate":"fixed","alpha":0.1,"lambda":0.0,"from":0,"to":10}"#;
+        assert_eq!(serde_json::from_str::<Session>(old).unwrap().shaping, none);
         let json = serde_json::to_string(&r).unwrap();
         assert_eq!(serde_json::from_str::<Recipe>(&json).unwrap(), r);
     }
