@@ -582,11 +582,15 @@ impl Moves {
         &self.plays[self.plays_start[i] as usize..self.plays_start[i + 1] as usize]
     }
 
-    /// Every play of x, roll after roll (a position may repeat).
-    #[inline]
-    pub(crate) fn all_plays(&self, x: u32) -> &[u32] {
+    /// The distinct positions x's plays reach, ascending: the columns x's row reads.
+    #[cfg(feature = "gpu")]
+    pub(crate) fn successors(&self, x: u32) -> Vec<u32> {
         let i = 21 * x as usize;
-        &self.plays[self.plays_start[i] as usize..self.plays_start[i + 21] as usize]
+        let mut s =
+            self.plays[self.plays_start[i] as usize..self.plays_start[i + 21] as usize].to_vec();
+        s.sort_unstable();
+        s.dedup();
+        s
     }
 
     #[inline]

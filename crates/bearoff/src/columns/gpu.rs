@@ -242,14 +242,6 @@ fn pack(moves: &Moves) -> (Vec<u32>, [u32; 4]) {
     (words, at)
 }
 
-/// The distinct positions x's plays reach, ascending.
-fn successors(moves: &Moves, x: u32) -> Vec<u32> {
-    let mut s = moves.all_plays(x).to_vec();
-    s.sort_unstable();
-    s.dedup();
-    s
-}
-
 /// Words of [`pack`]'s buffer, without building it.
 pub fn moves_words(moves: &Moves) -> u64 {
     let (starts, plays) = moves.play_lists();
@@ -479,7 +471,8 @@ fn sweep_within<const K: usize, R: Recurrence<K>, C: DeviceCell>(
                 reads.clear();
                 let mut count = 0;
                 for &x in positions[done..].iter().take(layout.chunk as usize) {
-                    let fresh: Vec<u32> = successors(moves, x)
+                    let fresh: Vec<u32> = moves
+                        .successors(x)
                         .into_iter()
                         .filter(|&p| device_slot[p as usize] == u32::MAX)
                         .collect();
@@ -685,7 +678,7 @@ mod tests {
         let most = |space| {
             let moves = Moves::new(space);
             (0..moves.n as u32)
-                .map(|x| successors(&moves, x).len() as u64)
+                .map(|x| moves.successors(x).len() as u64)
                 .max()
                 .unwrap()
         };
