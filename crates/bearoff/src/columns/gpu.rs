@@ -127,7 +127,8 @@ pub struct DeviceLayout {
     pub chunk: u64,
     /// Bytes on the device: window (or the chunk's columns), rows, move tables.
     pub device_bytes: u64,
-    /// Bytes on the host: the read-back of one chunk, and a streamed window.
+    /// Bytes on the host: the read-back of one chunk; streamed, the window and the staging of
+    /// one chunk's uploads.
     pub host_bytes: u64,
 }
 
@@ -221,7 +222,9 @@ pub fn device_layout(
         streamed: true,
         chunk,
         device_bytes: slots * record + chunk * row + 4 * moves_words,
-        host_bytes: capacity * record + chunk * record,
+        // The window, a chunk's read-back, and the staging of a chunk's uploads (wgpu copies
+        // each write into host memory until the submission).
+        host_bytes: capacity * record + chunk * record + slots * record,
     })
 }
 
