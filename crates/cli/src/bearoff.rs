@@ -545,8 +545,21 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
         print_plan(&plan, a.output.json)?;
     }
     if !plan.fits_memory() {
+        // The options are planned where the build would run.
+        let replan = |space, cubeful, precision| match gpu {
+            Some(g) => Plan::for_gpu(
+                space,
+                cubeful,
+                precision,
+                &g.adapter.name,
+                rollsim_bearoff::columns::gpu::Limits::of(g),
+                dir,
+                None,
+            ),
+            None => Plan::new(space, cubeful, precision, threads, dir, None),
+        };
         return Err(input_error(memory_refusal(
-            &plan, a.cubeful, precision, dir,
+            &plan, a.cubeful, precision, &replan,
         )));
     }
     if !plan.fits_disk(partial_bytes) {
@@ -701,12 +714,20 @@ fn print_plan(plan: &Plan, json: bool) -> anyhow::Result<()> {
 }
 
 /// Why a table does not fit in memory, and what would.
-fn memory_refusal(plan: &Plan, cubeful: bool, precision: Precision, dir: &Path) -> String {
+fn memory_refusal(
+    plan: &Plan,
+    cubeful: bool,
+    precision: Precision,
+    replan: &dyn Fn(Space, bool, Precision) -> Plan,
+) -> String {
     let space = Space::new(plan.points, plan.checkers).expect("a planned space");
     let mut options = Vec::new();
     let other = |cubeful, precision, checkers| {
-        let s = Space::new(plan.points, checkers).expect("fewer checkers");
-        Plan::new(s, cubeful, precision, plan.threads, dir, None)
+        replan(
+            Space::new(plan.points, checkers).expect("fewer checkers"),
+            cubeful,
+            precision,
+        )
     };
     if cubeful && precision != Precision::Cell(CellKind::U16) {
         let p = other(true, Precision::Cell(CellKind::U16), plan.checkers);
