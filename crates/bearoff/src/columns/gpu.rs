@@ -31,7 +31,6 @@ const OTHER_BINDINGS: u64 = 2;
 pub trait DeviceCell: Cell {
     /// The cell's part of the kernel (`shaders/columns_*.wgsl`) for a recurrence.
     fn wgsl<const K: usize, R: Recurrence<K>>() -> String;
-    const PER_WORD: u64 = (4 / std::mem::size_of::<Self>()) as u64;
 }
 
 impl DeviceCell for Fixed {
@@ -123,6 +122,8 @@ pub struct DeviceLayout {
     /// Whether the window lives on the host, the device holding only what each chunk reads
     /// (see [`sweep`]).
     pub streamed: bool,
+    /// Columns on the device: the whole window, or (streamed) what one chunk reads and writes.
+    pub slots: u64,
     /// Positions per chunk at most (their rows fit one binding).
     pub chunk: u64,
     /// Bytes on the device: window (or the chunk's columns), rows, move tables.
@@ -133,8 +134,9 @@ pub struct DeviceLayout {
 }
 
 /// Fewest device slots a streamed sweep plans for (a quarter of the window for small tables):
-/// one position's successors and itself, at most MAX_SUCCESSORS, with room for a chunk's
-/// positions to share successors.
+/// one position's successors and itself (at most 322 on 15x6, see
+/// `a_streamed_window_holds_any_positions_successors`), with room for a chunk's positions to
+/// share successors.
 pub const MIN_STREAMED_SLOTS: u64 = 1024;
 
 /// Bytes per storage binding: the adapter's, and what the window's and the rows' bindings may
@@ -200,6 +202,7 @@ pub fn device_layout(
             slots_per_binding,
             bindings,
             streamed: false,
+            slots: capacity,
             chunk,
             device_bytes: capacity * record + chunk * row + 4 * moves_words,
             host_bytes: chunk * record,
@@ -207,11 +210,12 @@ pub fn device_layout(
     }
     // Streamed: the window on the host, every binding the kernel takes on the device.
     let slots = slots_per_binding * limits.window_bindings;
-    if slots < MIN_STREAMED_SLOTS.min(capacity / 4) {
+    let need = MIN_STREAMED_SLOTS.min(capacity / 4);
+    if slots < need {
         return Err(format!(
             "the window of {capacity} columns ({} bytes) needs {bindings} storage bindings of \
-             {limit} bytes, and streamed from the host {MIN_STREAMED_SLOTS} columns on the \
-             device; the kernel takes {} bindings, {slots} columns",
+             {limit} bytes, and streamed from the host {need} columns on the device; the \
+             kernel takes {} bindings, {slots} columns",
             capacity * record,
             limits.window_bindings
         ));
@@ -220,6 +224,7 @@ pub fn device_layout(
         slots_per_binding,
         bindings: limits.window_bindings,
         streamed: true,
+        slots,
         chunk,
         device_bytes: slots * record + chunk * row + 4 * moves_words,
         // The window, a chunk's read-back, and the staging of a chunk's uploads (wgpu copies
@@ -374,12 +379,7 @@ fn sweep_within<const K: usize, R: Recurrence<K>, C: DeviceCell>(
         U::STORAGE | U::COPY_DST,
     )?;
     let rows = gpu.buffer("bearoff rows", layout.chunk * row_bytes, U::STORAGE)?;
-    // The device's slots: the whole window, or (streamed) what one chunk reads and writes.
-    let slots = if layout.streamed {
-        layout.bindings * layout.slots_per_binding
-    } else {
-        capacity
-    };
+    let slots = layout.slots;
     let mut window = Vec::new();
     for b in 0..layout.bindings {
         let slots = slots
