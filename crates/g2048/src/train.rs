@@ -185,8 +185,6 @@ pub fn train_game(
     (restart_at, midpoint): (Option<u8>, bool),
     scratch: &mut Scratch,
 ) -> GameResult {
-    /// The row of the features that holds the previous afterstate's.
-    const PREV: usize = 4;
     let start = scratch.start(seed, index, restart_at);
     let mut g = match start {
         Some(b) => Game::from_position(seed, index, b),
@@ -195,13 +193,67 @@ pub fn train_game(
     // A game from the start is watched for the shaping tile; one started beyond it is not.
     let mut watch = restart_at.filter(|_| start.is_none());
     let Scratch { features, path, .. } = scratch;
-    let online = lambda == 0.0;
     let mut reached = None;
-    let mut values = [0f32; 4];
     let mut first: Option<GameResult> = None;
     let mut moves = 0;
+    let run = Run {
+        net,
+        step,
+        lambda,
+        keep_path: midpoint,
+    };
     loop {
+        if let Some(b) = run.play(&mut g, &mut watch, features, path) {
+            reached = Some(b);
+        }
+        moves += g.moves;
+        first.get_or_insert(GameResult {
+            score: g.score,
+            moves: g.moves,
+            max_exponent: g.reached_exponent(),
+            restarted: start.is_some(),
+        });
+        if !midpoint || path.len() <= MIDPOINT_MIN_MOVES {
+            break;
+        }
+        g.resume_from(path[path.len() / 2].0);
+    }
+    if let Some(b) = reached {
+        scratch.keep(b);
+    }
+    GameResult {
+        moves,
+        ..first.expect("a game has a first run")
+    }
+}
+
+/// How one run of a training game learns.
+struct Run<'n> {
+    net: &'n Network,
+    step: f32,
+    lambda: f32,
+    /// Keep the run's afterstates in `path` under TD(0) too (TD(λ) needs them anyway).
+    keep_path: bool,
+}
+
+impl Run<'_> {
+    /// Plays `g` to its end greedily, learning, with its afterstates and rewards in `path`
+    /// (under TD(λ) or with `keep_path`); returns the board on which it first held the tile
+    /// `watch` names, taking the watch.
+    fn play(
+        &self,
+        g: &mut Game,
+        watch: &mut Option<u8>,
+        features: &mut Features,
+        path: &mut Vec<(Board, u32)>,
+    ) -> Option<Board> {
+        /// The row of the features that holds the previous afterstate's.
+        const PREV: usize = 4;
+        let (net, step) = (self.net, self.step);
+        let online = self.lambda == 0.0;
         path.clear();
+        let mut reached = None;
+        let mut values = [0f32; 4];
         let mut has_prev = false;
         while g.is_running() {
             let a = Afterstates::of(g.board);
@@ -223,41 +275,24 @@ pub fn train_game(
                 net.prefetch_coherence(features.row(PREV));
                 has_prev = true;
             }
-            if !online || midpoint {
+            if !online || self.keep_path {
                 path.push((m.board, m.score));
             }
             g.play(m);
-            if let Some(at) = watch
+            if let Some(at) = *watch
                 && g.board.has_exponent_at_least(at)
             {
                 reached = Some(g.board);
-                watch = None;
+                *watch = None;
             }
         }
         if has_prev {
             net.td_update_indexed(features.row(PREV), 0.0, step);
         }
         if !online {
-            learn_backward(net, path, step, lambda, features);
+            learn_backward(net, path, step, self.lambda, features);
         }
-        moves += g.moves;
-        first.get_or_insert(GameResult {
-            score: g.score,
-            moves: g.moves,
-            max_exponent: g.reached_exponent(),
-            restarted: start.is_some(),
-        });
-        if !midpoint || path.len() <= MIDPOINT_MIN_MOVES {
-            break;
-        }
-        g.resume_from(path[path.len() / 2].0);
-    }
-    if let Some(b) = reached {
-        scratch.keep(b);
-    }
-    GameResult {
-        moves,
-        ..first.expect("a game has a first run")
+        reached
     }
 }
 
