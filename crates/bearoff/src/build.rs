@@ -211,7 +211,7 @@ pub fn build_one_sided_gnubg<P: Prob>(
     spill_dir: &Path,
     progress: &dyn Progress,
 ) -> anyhow::Result<()> {
-    let side_by_side = space.len() <= SIDE_BY_SIDE_MAX;
+    let side_by_side = one_sided_side_by_side(space);
     rayon::scope(|_| {
         one_sided_gnubg::<P>(
             space,
@@ -241,20 +241,8 @@ fn entries<P: Prob>(level: &Level<P>, j: usize) -> [u16; GNUBG_ENTRIES] {
     gnubg_entries(first, probs.iter().map(|p| p.load()))
 }
 
-/// The other pass of a side-by-side build has stopped (and says why).
-#[derive(Debug)]
-struct Stopped;
-
-impl std::fmt::Display for Stopped {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("the other pass of the build stopped")
-    }
-}
-
-impl std::error::Error for Stopped {}
-
-/// With `first_off`, the two passes run `side_by_side`, or the first-off pass first into a
-/// temporary file that the bearoff pass reads.
+/// With `first_off`, the two passes run `side_by_side` in one sweep, or the first-off pass
+/// first into a temporary file that the bearoff pass reads.
 fn one_sided_gnubg<P: Prob>(
     space: Space,
     first_off: bool,
@@ -268,7 +256,16 @@ fn one_sided_gnubg<P: Prob>(
     if !first_off {
         bearoff_pass::<P, _>(space, progress, &mut writer, &mut || Ok(None))?;
     } else if side_by_side {
-        both_at_once::<P, _>(space, progress, &mut writer)?;
+        let passes = [gnubg_pass(1), gnubg_pass(space.checkers)];
+        one_sided_sweep::<P, anyhow::Error>(&space, &passes, progress, &mut |levels| {
+            let [off, first] = levels else {
+                unreachable!("a level a pass")
+            };
+            for (j, &i) in off.positions.iter().enumerate() {
+                writer.push(i, &entries(off, j), Some(&entries(first, j)))?;
+            }
+            Ok(())
+        })?;
     } else {
         let mut spill = BufWriter::new(tempfile::tempfile_in(spill_dir)?);
         first_off_pass::<P>(space, progress, &mut |handed| {
@@ -316,9 +313,10 @@ fn first_off_pass<P: Prob>(
     let none = none_to_go();
     one_sided_sweep::<P, anyhow::Error>(
         &space,
-        gnubg_pass(space.checkers),
+        &[gnubg_pass(space.checkers)],
         progress,
-        &mut |level| {
+        &mut |levels| {
+            let level = &levels[0];
             hand(
                 level
                     .positions
@@ -341,7 +339,8 @@ fn bearoff_pass<P: Prob, W: Write + Seek + Send>(
     first_off: &mut (dyn FnMut() -> anyhow::Result<Option<Vec<FirstOff>>> + Send),
 ) -> anyhow::Result<()> {
     let none = none_to_go();
-    one_sided_sweep::<P, anyhow::Error>(&space, gnubg_pass(1), progress, &mut |level| {
+    one_sided_sweep::<P, anyhow::Error>(&space, &[gnubg_pass(1)], progress, &mut |levels| {
+        let level = &levels[0];
         let Some(handed) = first_off()? else {
             for (j, &i) in level.positions.iter().enumerate() {
                 writer.push(i, &entries(level, j), None)?;
@@ -359,54 +358,17 @@ fn bearoff_pass<P: Prob, W: Write + Seek + Send>(
     })
 }
 
-/// Tables up to this many positions run their two passes side by side: their levels are too
-/// small to keep two cores busy. The gain is small and this machine's noise as large (whole
-/// process, medians of alternating runs, `results/one-sided-side-by-side.txt`: 15x6 0.067 ->
-/// 0.057 s and 0.096 -> 0.084 s, but 0.071 -> 0.074 s in another hour; 15x8 0.727 -> 0.707,
-/// 0.859 -> 0.821, 0.793 -> 0.809 s), while the larger tables' levels fill the cores and the
-/// second pass's rings only cost memory (15x10: 5.06 s and 194 MiB one after the other, 5.21 s
-/// and 298 MiB side by side).
+/// Tables up to this many positions run their two passes side by side, in one sweep: a
+/// position's moves are found once, and the small levels' tasks of both passes keep two cores
+/// busy. Larger tables' levels fill the cores alone, and there the second pass's rings only
+/// cost memory (15x10: 5.06 s and 194 MiB one after the other, 5.21 s and 298 MiB side by
+/// side, in two sweeps on pools of their own).
 const SIDE_BY_SIDE_MAX: usize = 1 << 20;
 
-/// Levels the first-off pass may run ahead of the bearoff pass side by side.
-const FIRST_OFF_AHEAD: usize = 2;
-
-/// Both passes at once, the first-off pass handing over its levels through a channel.
-fn both_at_once<P: Prob, W: Write + Seek + Send>(
-    space: Space,
-    progress: &dyn Progress,
-    writer: &mut GnubgOneSidedWriter<'_, W>,
-) -> anyhow::Result<()> {
-    // The first-off pass runs in a pool of its own: a worker blocked on the hand-over must not
-    // be holding, further down its stack, work that the other pass waits for.
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(rayon::current_num_threads())
-        .thread_name(|k| format!("first-off-{k}"))
-        .build()?;
-    let pool = &pool;
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<FirstOff>>(FIRST_OFF_AHEAD);
-    std::thread::scope(|s| {
-        // Each pass owns its end of the channel, so that a pass that stops closes it.
-        let first_off = s.spawn(move || {
-            pool.install(|| {
-                first_off_pass::<P>(space, progress, &mut |handed| {
-                    tx.send(handed).map_err(|_| Stopped.into())
-                })
-            })
-        });
-        let mut next = move || rx.recv().map(Some).map_err(|_| Stopped.into());
-        let bearoff = bearoff_pass::<P, W>(space, progress, writer, &mut next);
-        drop(next);
-        let first_off = first_off
-            .join()
-            .unwrap_or_else(|p| std::panic::resume_unwind(p));
-        // The pass that failed says why; the other only that it was left alone.
-        match (bearoff, first_off) {
-            (Err(a), Err(b)) if a.is::<Stopped>() => Err(b),
-            (Err(a), _) => Err(a),
-            (Ok(()), b) => b,
-        }
-    })
+/// Whether a one-sided gnubg build with first-off distributions sweeps its two passes side by
+/// side (see [`SIDE_BY_SIDE_MAX`]).
+pub fn one_sided_side_by_side(space: Space) -> bool {
+    space.len() <= SIDE_BY_SIDE_MAX
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::{ComputeArgs, OutputArgs, input_error, print_json, progress_bar};
 use rollsim_bearoff::build::{
     ColumnSweeper, CpuColumns, Options, build_one_sided_gnubg,
-    build_two_sided as build_two_sided_columns,
+    build_two_sided as build_two_sided_columns, one_sided_side_by_side,
 };
 use rollsim_bearoff::columns::CellKind;
 use rollsim_bearoff::columns::gpu::GpuColumns;
@@ -404,7 +404,8 @@ fn build_one_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
 }
 
 /// Estimated peak bytes of a one-sided build, before it allocates. Streamed into gnubg's
-/// format: the sweep's rings (`sweep_bytes`) and the plain layout's records, or afterwards the
+/// format: the sweep's rings (`sweep_bytes`, both passes' where they run side by side) and the
+/// plain layout's records, or afterwards the
 /// compressed layout's index. Otherwise the whole table, both passes at once: per position its
 /// mean, its distribution as the sweep collects it and then in full rows, besides the rings.
 /// Stored entries per position are measured on 15 checkers (6, 8, 10 points: f64 12.8, 16.8,
@@ -428,14 +429,20 @@ fn one_sided_bytes(
     let passes = 1 + u64::from(gammon);
     let process = 16 << 20;
     if streamed {
-        let sweep = sweep_bytes(space, bytes, width.min(GNUBG_ENTRIES as u64));
+        let side_by_side = gammon && one_sided_side_by_side(space);
+        let sweep = sweep_bytes(
+            space,
+            1 + u64::from(side_by_side),
+            bytes,
+            width.min(GNUBG_ENTRIES as u64),
+        );
         if compressed {
             return sweep.max(n * (4 + 2 * passes)) + process;
         }
         return sweep + n * 64 * passes + process;
     }
     let pass = |width: u64, len: u64| {
-        sweep_bytes(space, 8, width) + n * (8 + 1 + 16 + 8 * width + 8 * len)
+        sweep_bytes(space, 1, 8, width) + n * (8 + 1 + 16 + 8 * width + 8 * len)
     };
     pass(width, 5 * p + 3) + if gammon { pass(2, 3 * p) } else { 0 } + process
 }
