@@ -214,8 +214,14 @@ fn run(q: &[u16; 32]) -> (usize, usize) {
     }
 }
 
+/// Appends `values` little-endian: their bytes as they are on a little-endian machine (one
+/// copy; the byte-by-byte form was 1.3% of the 15x6 gnubg build's instructions).
 fn le16s(out: &mut Vec<u8>, values: &[u16]) {
-    out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+    if cfg!(target_endian = "little") {
+        out.extend_from_slice(bytemuck::cast_slice(values));
+    } else {
+        out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+    }
 }
 
 /// Refuses a file gnubg could not address with its 32-bit offsets.

@@ -48,6 +48,17 @@ impl Roll {
         t
     };
 
+    /// `WEIGHTS[r]`: the chance of roll `ALL_21[r]` in 36ths ([`Roll::weight`]).
+    pub const WEIGHTS: [u32; 21] = {
+        let mut w = [0u32; 21];
+        let mut r = 0;
+        while r < 21 {
+            w[r] = Roll::ALL_21[r].weight() as u32;
+            r += 1;
+        }
+        w
+    };
+
     pub const fn is_double(self) -> bool {
         self.low == self.high
     }
