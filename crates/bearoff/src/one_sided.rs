@@ -395,6 +395,12 @@ fn sweep_with<P: Prob, E: Send, C: ChainSlots>(
             level: l,
             passes,
             any_best,
+            chain_shift: std::array::from_fn(|p| match l.checked_sub(p) {
+                Some(below) if any_best && p > 0 => {
+                    ring.chain_slot[below].wrapping_sub(ring.first_slot[below])
+                }
+                _ => 0,
+            }),
         };
         // The tasks' buffers are kept from level to level: allocating them per level left
         // 30 MB of freed, fragmented heap in the peak RSS of 15x10.
@@ -503,6 +509,9 @@ struct Task<'a, P, C> {
     level: usize,
     passes: &'a [Pass<'a>],
     any_best: bool,
+    /// `chain_shift[p]`: a ring slot of the level `p` pips below this one, less its chain slot
+    /// (wrapping); looked up per move, the slot tables were a fifth of the moves' location.
+    chain_shift: [usize; 7],
 }
 
 /// One position's single-die moves, found two positions ahead of their use and located one
@@ -514,7 +523,7 @@ struct Task<'a, P, C> {
 struct Moves {
     /// Per die: each move's position index, then (once located) its ring slot.
     to: [[u32; 18]; 6],
-    /// Per die: each move's level, then (once located) its chain slot.
+    /// Per die: each move's pips, then (once located) its chain slot.
     at: [[u32; 18]; 6],
     len: [u8; 6],
 }
@@ -665,7 +674,7 @@ impl<P: Prob, C: ChainSlots> Task<'_, P, C> {
             u.each_die_move(d as u32 + 1, |to, pips| {
                 prefetch_at(&self.ring.slot, to as usize);
                 m.to[d][n] = to;
-                m.at[d][n] = self.level as u32 - pips;
+                m.at[d][n] = pips;
                 n += 1;
             });
             m.len[d] = n as u8;
@@ -677,12 +686,14 @@ impl<P: Prob, C: ChainSlots> Task<'_, P, C> {
     #[inline(always)]
     fn locate(&self, m: &mut Moves) {
         let ring = self.ring;
+        let (first, second) = (&ring.passes[0], ring.passes.get(1));
         for d in 0..6 {
             for n in 0..usize::from(m.len[d]) {
                 let s = ring.slot[m.to[d][n] as usize];
-                let l = m.at[d][n] as usize;
-                let at = ring.chain_slot[l] + s as usize - ring.first_slot[l];
-                for r in &ring.passes {
+                let at = self.chain_shift[m.at[d][n] as usize].wrapping_add(s as usize);
+                prefetch_at(&first.value, s as usize);
+                prefetch_at(&first.chains, at);
+                if let Some(r) = second {
                     prefetch_at(&r.value, s as usize);
                     prefetch_at(&r.chains, at);
                 }
