@@ -17,7 +17,7 @@ use rollsim_bearoff::columns::CellKind;
 use rollsim_bearoff::columns::gpu::GpuColumns;
 use rollsim_bearoff::format::{
     self, GNUBG_ENTRIES, GnubgOneSided, Table, read_gnubg_one_sided, read_gnubg_two_sided,
-    read_rollsim, write_gnubg_one_sided, write_rollsim,
+    read_rollsim, spills_index, write_gnubg_one_sided, write_rollsim,
 };
 use rollsim_bearoff::one_sided::gpu::GpuPlays;
 use rollsim_bearoff::one_sided::{
@@ -437,7 +437,11 @@ fn one_sided_bytes(
             width.min(GNUBG_ENTRIES as u64),
         );
         if compressed {
-            return sweep.max(n * (4 + 2 * passes)) + process;
+            let index = n * (4 + 2 * passes);
+            if spills_index(space, compressed, gammon) {
+                return sweep.max(index) + process;
+            }
+            return sweep + index + process;
         }
         return sweep + n * 64 * passes + process;
     }

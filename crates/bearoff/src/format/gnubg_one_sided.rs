@@ -51,8 +51,9 @@ pub(super) fn encode_gnubg_one_sided(
 /// layout's runs follow in the order the positions come (its index says where each is; gnubg
 /// reads through the index), the plain layout's records go to their place. Pushed in position
 /// order, the file is makebearoff's. The compressed layout keeps its index (8 bytes a
-/// position) until `finish`, in memory or, given a spill directory, in a temporary file there
-/// (26 MB for 15x10, a tenth of the build's peak); the plain one keeps its records.
+/// position) until `finish`, in memory or, given a spill directory and an index over
+/// [`INDEX_IN_MEMORY_MAX`], in a temporary file there (26 MB for 15x10, a tenth of the build's
+/// peak); the plain one keeps its records.
 pub struct GnubgOneSidedWriter<'a, W: Write + Seek> {
     out: io::BufWriter<&'a mut W>,
     n: usize,
@@ -68,6 +69,18 @@ pub struct GnubgOneSidedWriter<'a, W: Write + Seek> {
     offset: u64,
     pushed: usize,
     buf: Vec<u8>,
+}
+
+/// A compressed index up to this size stays in memory while the records stream out: spilled,
+/// it was written to a temporary file and read back, 12 bytes a position, which cost the 15x8
+/// build (3.9 MB of index) 62 ms of its 760 (medians of 7 alternating runs, output on disk).
+/// Larger ones, 26 MB for 15x10, spill, which keeps that build's peak memory within 1.5 times
+/// makebearoff's.
+const INDEX_IN_MEMORY_MAX: usize = 8 << 20;
+
+/// Whether a compressed table's writer, given somewhere to spill, spills its index.
+pub fn spills_index(space: Space, compressed: bool, gammon: bool) -> bool {
+    compressed && space.len() * (4 + 2 * (1 + usize::from(gammon))) > INDEX_IN_MEMORY_MAX
 }
 
 impl<'a, W: Write + Seek> GnubgOneSidedWriter<'a, W> {
@@ -101,7 +114,7 @@ impl<'a, W: Write + Seek> GnubgOneSidedWriter<'a, W> {
         if compressed {
             out.seek(SeekFrom::Start((GNUBG_HEADER + n * entry) as u64))?;
         }
-        let spill = match spill_dir.filter(|_| compressed) {
+        let spill = match spill_dir.filter(|_| spills_index(space, compressed, gammon)) {
             Some(dir) => Some(io::BufWriter::new(tempfile::tempfile_in(dir)?)),
             None => None,
         };
