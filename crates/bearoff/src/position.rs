@@ -176,39 +176,56 @@ impl Space {
 
     /// The positions with `pips` pips, by index ascending, into `out` (cleared first), each
     /// with its checker counts: one level of a sweep by pip count, built when the sweep
-    /// reaches it instead of kept for the whole table.
+    /// reaches it instead of kept for the whole table. They come in index order (fewer checkers
+    /// first, then more on the 1-point, then on the 2-point, ...), each index worked out along
+    /// the way: no sort and no ranking per position (15x6: 31.6 -> 19.9 M instructions for
+    /// all its levels).
     pub fn level(&self, pips: u32, out: &mut Vec<(u32, Counts)>) {
         out.clear();
         let mut counts = [0u8; MAX_POINTS as usize];
-        self.fill_level(self.points, pips, self.checkers, &mut counts, out);
-        out.sort_unstable_by_key(|&(i, _)| i);
+        for n in 0..=self.checkers {
+            let j = self.points - 1 + n;
+            self.fill_level(0, pips, n, j, binomial(j, self.points), &mut counts, out);
+        }
+        debug_assert!(out.is_sorted_by_key(|&(i, _)| i));
     }
 
-    /// Places checkers on points `point` and below, `pips` pips and at most `left` checkers.
+    /// Places `left` checkers with `pips` pips on the points from `i + 1` up (`counts` holds
+    /// those below), most on the lowest point first; `j` and `index` are the rank so far, as
+    /// [`Space::index`] accumulates it.
+    #[allow(clippy::too_many_arguments)]
     fn fill_level(
         &self,
-        point: u32,
+        i: u32,
         pips: u32,
         left: u32,
+        j: u32,
+        index: u64,
         counts: &mut Counts,
         out: &mut Vec<(u32, Counts)>,
     ) {
-        if point == 0 {
-            if pips == 0 {
-                out.push((self.index(&counts[..self.points as usize]), *counts));
+        let (p, point) = (self.points, i + 1);
+        if point == p {
+            // The top point takes the rest.
+            if pips == left * p {
+                counts[i as usize] = left as u8;
+                out.push((index as u32, *counts));
+                counts[i as usize] = 0;
             }
             return;
         }
-        // The points below can hold at most `left * (point - 1)` pips.
-        let most = left.min(pips / point);
-        for c in 0..=most {
-            let rest = pips - c * point;
-            if rest <= (left - c) * (point - 1) {
-                counts[point as usize - 1] = c as u8;
-                self.fill_level(point - 1, rest, left - c, counts, out);
+        for c in (0..=left.min(pips / point)).rev() {
+            let (rest, above) = (pips - c * point, left - c);
+            // The points above hold from `above` checkers on the next one to all on the top.
+            if rest < above * (point + 1) || rest > above * p {
+                continue;
             }
+            counts[i as usize] = c as u8;
+            let j = j - c - 1;
+            let index = index + binomial(j, p - 1 - i);
+            self.fill_level(i + 1, rest, above, j, index, counts, out);
         }
-        counts[point as usize - 1] = 0;
+        counts[i as usize] = 0;
     }
 }
 
