@@ -16,7 +16,7 @@ use rollsim_core::progress::Progress;
 use super::columns::Window;
 use super::moves::{Roll, Unranked};
 use super::position::{Counts, Space};
-use rollsim_core::memory::{huge_filled, prefetch, prefetch_at};
+use rollsim_core::memory::{huge_filled, prefetch_at};
 
 /// Positions per rayon task: a level of a small table is a few hundred positions of about a
 /// microsecond each, so finer tasks would cost more in scheduling than they save.
@@ -621,17 +621,16 @@ impl<P: Prob, C: ChainSlots> Task<'_, P, C> {
         for (p, c) in out.iter_mut().enumerate().take(passes.len()) {
             let ring = &self.ring.passes[p];
             for j in 0..positions.len() {
-                if let Some(next) = c.plays.get(j + 2) {
-                    for &s in next.iter().filter(|&&s| s != u32::MAX) {
+                // A terminal position's plays are all u32::MAX, any other's none.
+                if let Some(next) = c.plays.get(j + 2).filter(|n| n[0] != u32::MAX) {
+                    for &s in next {
                         prefetch_at(&ring.stored, s as usize);
                     }
                 }
-                if let Some(next) = c.plays.get(j + 1) {
-                    for &s in next.iter().filter(|&&s| s != u32::MAX) {
+                if let Some(next) = c.plays.get(j + 1).filter(|n| n[0] != u32::MAX) {
+                    for &s in next {
                         let st = ring.stored[s as usize];
-                        if let Some(p) = ring.pools[usize::from(st.pool)].get(st.offset as usize) {
-                            prefetch(p);
-                        }
+                        prefetch_at(&ring.pools[usize::from(st.pool)], st.offset as usize);
                     }
                 }
                 let stored = if c.plays[j][0] == u32::MAX {
