@@ -197,8 +197,10 @@ fn kill_self() -> ! {
 /// Builds a one-sided table straight into gnubg's format (compressed or plain, with the
 /// distributions of rolls until the first checker is off when `first_off`), keeping only the
 /// last 25 levels of the sweep (see [`one_sided_sweep`]) and, for the compressed layout, the
-/// index. The first-off pass goes first, to a temporary file in `spill_dir` read back in the
-/// same order by the bearing-off pass, whose records carry both runs.
+/// index (over 8 MiB, in a temporary file in `spill_dir`). Tables up to [`SIDE_BY_SIDE_MAX`]
+/// positions sweep both passes at once; for larger ones the first-off pass goes first, to a
+/// temporary file in `spill_dir` read back in the same order by the bearing-off pass, whose
+/// records carry both runs.
 ///
 /// All of it runs on a rayon worker, for the reason given at [`OneSided::build_cpu`].
 ///
