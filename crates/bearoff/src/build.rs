@@ -197,7 +197,7 @@ fn kill_self() -> ! {
 /// Builds a one-sided table straight into gnubg's format (compressed or plain, with the
 /// distributions of rolls until the first checker is off when `first_off`), keeping only the
 /// last 25 levels of the sweep (see [`one_sided_sweep`]) and, for the compressed layout, the
-/// index (over 8 MiB, in a temporary file in `spill_dir`). Tables up to [`SIDE_BY_SIDE_MAX`]
+/// index (over 8 MiB, in a temporary file in `spill_dir`). Tables up to 2^20
 /// positions sweep both passes at once; for larger ones the first-off pass goes first, to a
 /// temporary file in `spill_dir` read back in the same order by the bearing-off pass, whose
 /// records carry both runs.
@@ -368,7 +368,7 @@ fn bearoff_pass<P: Prob, W: Write + Seek + Send>(
 const SIDE_BY_SIDE_MAX: usize = 1 << 20;
 
 /// Whether a one-sided gnubg build with first-off distributions sweeps its two passes side by
-/// side (see [`SIDE_BY_SIDE_MAX`]).
+/// side: up to 2^20 positions, where one level is too small to keep the cores busy alone.
 pub fn one_sided_side_by_side(space: Space) -> bool {
     space.len() <= SIDE_BY_SIDE_MAX
 }
