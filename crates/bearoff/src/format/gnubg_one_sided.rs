@@ -52,7 +52,7 @@ pub(super) fn encode_gnubg_one_sided(
 /// reads through the index), the plain layout's records go to their place. Pushed in position
 /// order, the file is makebearoff's. The compressed layout keeps its index (8 bytes a
 /// position) until `finish`, in memory or, given a spill directory and an index over
-/// [`INDEX_IN_MEMORY_MAX`], in a temporary file there (26 MB for 15x10, a tenth of the build's
+/// 8 MiB, in a temporary file there (26 MB for 15x10, a tenth of the build's
 /// peak); the plain one keeps its records.
 pub struct GnubgOneSidedWriter<'a, W: Write + Seek> {
     out: io::BufWriter<&'a mut W>,
