@@ -124,8 +124,8 @@ impl Prob for Fixed31 {
     }
     /// Summed in whole units, exactly (36 x 2^32 < 2^64), and rounded half up once: the same
     /// bits as the f64 sum, which is exact, divided by 36 and rounded (a quotient lies at least
-    /// 1/36 of a unit from a half, far beyond f64's error), without the conversions that were
-    /// a fifth of the 15x6 sweep.
+    /// 1/36 of a unit from a half, far beyond f64's error), without a conversion per entry
+    /// (15x6 on one thread: 872 -> 845 M instructions, callgrind).
     type Sum = u64;
     #[inline(always)]
     fn add_weighted(sum: &mut u64, w: u32, p: Fixed31) {
