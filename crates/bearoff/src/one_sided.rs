@@ -510,7 +510,8 @@ struct Task<'a, P, C> {
     passes: &'a [Pass<'a>],
     any_best: bool,
     /// `chain_shift[p]`: a ring slot of the level `p` pips below this one, less its chain slot
-    /// (wrapping); looked up per move, the slot tables were a fifth of the moves' location.
+    /// (wrapping): the two slot tables looked up per move before (with the hoisted prefetches,
+    /// 15x6 on one thread 721 -> 688 M instructions).
     chain_shift: [usize; 7],
 }
 

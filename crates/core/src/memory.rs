@@ -16,8 +16,7 @@ pub fn prefetch<T>(x: &T) {
 }
 
 /// [`prefetch`] of `items[i]`, without a bounds check: a prefetch of an address outside the
-/// slice loads a line for nothing, and the checks were a tenth of the one-sided sweep's move
-/// lookups.
+/// slice loads a line for nothing, and the hot loops that prefetch need not pay for a check.
 #[inline(always)]
 pub fn prefetch_at<T>(items: &[T], i: usize) {
     #[cfg(target_arch = "x86_64")]
