@@ -227,8 +227,6 @@ pub const MAX_PASSES: usize = 2;
 pub struct Chunk<P> {
     means: Vec<f64>,
     succ: Vec<u32>,
-    /// Per position: the ring slot each roll's best play reaches (`u32::MAX`: terminal).
-    plays: Vec<[u32; 21]>,
     stored: Vec<Stored>,
     probs: Vec<P>,
 }
@@ -540,7 +538,6 @@ impl<P: Prob, C: ChainSlots> Task<'_, P, C> {
         for (c, chains) in out.iter_mut().zip(chains.iter_mut()) {
             c.means.clear();
             c.succ.clear();
-            c.plays.clear();
             c.stored.clear();
             c.probs.clear();
             chains.clear();
@@ -554,9 +551,12 @@ impl<P: Prob, C: ChainSlots> Task<'_, P, C> {
             .map(|p| p.terminal_below)
             .min()
             .unwrap_or(u32::MAX);
-        // First every position's plays (as the ring slots each roll reaches), then every
-        // distribution, each loop prefetching for the positions ahead.
+        // A pipeline over the positions: position j's moves are found at j - 2 and located at
+        // j - 1; its plays (as the ring slots each roll reaches) are made at j, its successors'
+        // distributions located at j + 1 and summed at j + 2, each step prefetching for the
+        // next. Only three positions' plays are held, not a level's (15x10: 11 MB less).
         let mut ahead = [Moves::default(); 3];
+        let mut plays = [[[u32::MAX; 21]; 3]; MAX_PASSES];
         let needs_moves = |j: usize| j < positions.len() && checkers(j) >= moves_from;
         let find = |j: usize, m: &mut Moves| {
             if needs_moves(j) {
@@ -574,79 +574,98 @@ impl<P: Prob, C: ChainSlots> Task<'_, P, C> {
             find(1, &mut ahead[1]);
             locate(0, &mut ahead[0]);
         }
-        for j in 0..positions.len() {
-            let i = positions[j].0;
-            if self.any_best {
-                find(j + 2, &mut ahead[(j + 2) % 3]);
-                locate(j + 1, &mut ahead[(j + 1) % 3]);
+        let mut acc = Vec::new();
+        for j in 0..positions.len() + 2 {
+            if j < positions.len() {
+                if self.any_best {
+                    find(j + 2, &mut ahead[(j + 2) % 3]);
+                    locate(j + 1, &mut ahead[(j + 1) % 3]);
+                }
+                self.plays(j, &positions[j], &ahead[j % 3], out, chains, &mut plays);
             }
-            let on = checkers(j);
-            for (p, pass) in passes.iter().enumerate() {
-                let mut slots = [0u32; 21];
-                let mean = if on < pass.terminal_below {
-                    // Done: no rolls to go, and every chain ends where it starts.
-                    if let Plays::Best = pass.plays {
-                        chains[p].push(C::new([[self.ring.slot[i as usize]; 6]; 3]));
-                    }
-                    slots = [u32::MAX; 21];
-                    0.0
-                } else {
-                    match pass.plays {
-                        Plays::Best => {
-                            let (mean, c_) = self.best_plays(p, &ahead[j % 3], &mut slots);
-                            chains[p].push(C::new(c_));
-                            mean
-                        }
-                        Plays::Given(policy) => {
-                            let succ = &policy.succ[21 * i as usize..][..21];
-                            for (s, &t) in slots.iter_mut().zip(succ) {
-                                *s = self.ring.slot[t as usize];
-                            }
-                            policy.value[i as usize]
+            for (p, c) in out.iter_mut().enumerate().take(passes.len()) {
+                let ring = &self.ring.passes[p];
+                // A terminal position's plays are all u32::MAX, any other's none.
+                if j >= 1 && j <= positions.len() {
+                    let next = &plays[p][(j - 1) % 3];
+                    if next[0] != u32::MAX {
+                        for &s in next {
+                            let st = ring.stored[s as usize];
+                            prefetch_at(&ring.pools[usize::from(st.pool)], st.offset as usize);
                         }
                     }
-                };
-                let c = &mut out[p];
-                c.means.push(mean);
-                c.plays.push(slots);
-                if pass.keep_plays {
-                    let succ = slots.map(|s| match s {
-                        u32::MAX => i,
-                        s => self.ring.index[s as usize],
-                    });
-                    c.succ.extend_from_slice(&succ);
+                }
+                if j >= 2 {
+                    let slots = &plays[p][(j - 2) % 3];
+                    let stored = if slots[0] == u32::MAX {
+                        let stored = Stored {
+                            offset: c.probs.len() as u32,
+                            first: 0,
+                            len: 1,
+                            pool: (self.level % DEPTH) as u8,
+                        };
+                        c.probs.push(P::store(1.0));
+                        stored
+                    } else {
+                        self.distribution(p, slots, &mut acc, &mut c.probs)
+                    };
+                    c.stored.push(stored);
                 }
             }
         }
-        let mut acc = Vec::new();
-        for (p, c) in out.iter_mut().enumerate().take(passes.len()) {
-            let ring = &self.ring.passes[p];
-            for j in 0..positions.len() {
-                // A terminal position's plays are all u32::MAX, any other's none.
-                if let Some(next) = c.plays.get(j + 2).filter(|n| n[0] != u32::MAX) {
-                    for &s in next {
-                        prefetch_at(&ring.stored, s as usize);
-                    }
+    }
+
+    /// Position `j` (`position`, with located moves `m`)'s plays in every pass, into
+    /// `plays[p][j % 3]`, prefetching where their distributions are stored; its expected rolls,
+    /// chains and (where kept) successors into the pass's chunk.
+    #[inline(always)]
+    fn plays(
+        &self,
+        j: usize,
+        &(i, counts): &(u32, Counts),
+        m: &Moves,
+        out: &mut [Chunk<P>; MAX_PASSES],
+        chains: &mut [Vec<C>; MAX_PASSES],
+        plays: &mut [[[u32; 21]; 3]; MAX_PASSES],
+    ) {
+        let on = counts.iter().map(|&x| u32::from(x)).sum::<u32>();
+        for (p, pass) in self.passes.iter().enumerate() {
+            let slots = &mut plays[p][j % 3];
+            let mean = if on < pass.terminal_below {
+                // Done: no rolls to go, and every chain ends where it starts.
+                if let Plays::Best = pass.plays {
+                    chains[p].push(C::new([[self.ring.slot[i as usize]; 6]; 3]));
                 }
-                if let Some(next) = c.plays.get(j + 1).filter(|n| n[0] != u32::MAX) {
-                    for &s in next {
-                        let st = ring.stored[s as usize];
-                        prefetch_at(&ring.pools[usize::from(st.pool)], st.offset as usize);
+                *slots = [u32::MAX; 21];
+                0.0
+            } else {
+                let mean = match pass.plays {
+                    Plays::Best => {
+                        let (mean, c_) = self.best_plays(p, m, slots);
+                        chains[p].push(C::new(c_));
+                        mean
                     }
-                }
-                let stored = if c.plays[j][0] == u32::MAX {
-                    let stored = Stored {
-                        offset: c.probs.len() as u32,
-                        first: 0,
-                        len: 1,
-                        pool: (self.level % DEPTH) as u8,
-                    };
-                    c.probs.push(P::store(1.0));
-                    stored
-                } else {
-                    self.distribution(p, &c.plays[j], &mut acc, &mut c.probs)
+                    Plays::Given(policy) => {
+                        let succ = &policy.succ[21 * i as usize..][..21];
+                        for (s, &t) in slots.iter_mut().zip(succ) {
+                            *s = self.ring.slot[t as usize];
+                        }
+                        policy.value[i as usize]
+                    }
                 };
-                c.stored.push(stored);
+                for &s in slots.iter() {
+                    prefetch_at(&self.ring.passes[p].stored, s as usize);
+                }
+                mean
+            };
+            let c = &mut out[p];
+            c.means.push(mean);
+            if pass.keep_plays {
+                let succ = slots.map(|s| match s {
+                    u32::MAX => i,
+                    s => self.ring.index[s as usize],
+                });
+                c.succ.extend_from_slice(&succ);
             }
         }
     }
