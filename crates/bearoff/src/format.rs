@@ -205,12 +205,18 @@ fn quantized(dist: &[f64]) -> [u16; 32] {
 /// makebearoff's `CalcIndex`: `(ioff, nz)`, the start and length of the run from the first to
 /// the last non-zero entry; `(0, 0)` when all are zero.
 fn run(q: &[u16; 32]) -> (usize, usize) {
-    match (
-        q.iter().position(|&v| v != 0),
-        q.iter().rposition(|&v| v != 0),
-    ) {
-        (Some(a), Some(b)) => (a, b - a + 1),
-        _ => (0, 0),
+    // A mask of the non-zero entries, which compiles to a few vector compares: the two
+    // searches it replaces were 1.5% of the 15x6 gnubg build's instructions.
+    let mask = q
+        .iter()
+        .enumerate()
+        .fold(0u32, |m, (k, &v)| m | u32::from(v != 0) << k);
+    match mask {
+        0 => (0, 0),
+        m => {
+            let a = m.trailing_zeros() as usize;
+            (a, 32 - m.leading_zeros() as usize - a)
+        }
     }
 }
 

@@ -71,6 +71,13 @@ pub trait Prob: Copy + Default + Send + Sync + 'static {
     fn add_weighted(sum: &mut Self::Sum, w: u32, p: Self);
     /// The stored probability of `sum / 36`.
     fn of_36ths(sum: Self::Sum) -> Self;
+    /// gnubg's 16 bits, [`quantize`]`(self.load())`.
+    ///
+    /// [`quantize`]: crate::format::quantize
+    #[inline(always)]
+    fn quantized(self) -> u16 {
+        crate::format::quantize(self.load())
+    }
 }
 
 impl Prob for f64 {
@@ -134,6 +141,12 @@ impl Prob for Fixed31 {
     #[inline(always)]
     fn of_36ths(sum: u64) -> Fixed31 {
         Fixed31(((sum + 18) / 36) as u32)
+    }
+    /// In integers: `x / 2^31 × 65535 + 1/2` is exact in f64 (under 2^47 units of 2^-31), so
+    /// its floor is the same shift.
+    #[inline(always)]
+    fn quantized(self) -> u16 {
+        ((u64::from(self.0) * 65535 + (1 << 30)) >> 31).min(0xFFFF) as u16
     }
 }
 
@@ -1068,6 +1081,40 @@ pub mod gpu;
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn fixed31_quantizes_as_its_f64_value_does() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let edges = [
+            0,
+            1,
+            1 << 14,
+            32767,
+            32768,
+            1 << 30,
+            (1 << 31) - 1,
+            1 << 31,
+            u32::MAX,
+        ];
+        // Around half a 16-bit step above a few steps, where the rounding turns.
+        let halves = (0..65535u64)
+            .step_by(4099)
+            .flat_map(|k| {
+                let h = ((2 * k + 1) << 30) / 65535;
+                [h - 1, h, h + 1]
+            })
+            .map(|h| h as u32);
+        let random = (0..100_000).map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 33) as u32
+        });
+        for v in edges.into_iter().chain(halves).chain(random) {
+            let p = Fixed31(v);
+            assert_eq!(p.quantized(), crate::format::quantize(p.load()), "{v}");
+        }
+    }
+
     use super::*;
 
     fn table(points: u32, checkers: u32) -> OneSided {
