@@ -812,18 +812,28 @@ impl<P: Prob, C: ChainSlots> Task<'_, P, C> {
             // Entries past the rolls kept are cut.
             let n = usize::from(st.len).min(width.saturating_sub(at));
             let from = &ring.pools[usize::from(st.pool)][st.offset as usize..][..n];
-            for (x, &f) in acc[at..at + n].iter_mut().zip(from) {
+            let to = &mut acc[at..at + n];
+            // Four at a time, which the compiler turns into vector multiply-adds.
+            let mut quads = to.chunks_exact_mut(4);
+            let mut from_quads = from.chunks_exact(4);
+            for (x, f) in (&mut quads).zip(&mut from_quads) {
+                for k in 0..4 {
+                    P::add_weighted(&mut x[k], w, f[k]);
+                }
+            }
+            for (x, &f) in quads
+                .into_remainder()
+                .iter_mut()
+                .zip(from_quads.remainder())
+            {
                 P::add_weighted(x, w, f);
             }
         }
         // Stored, without the entries that round to zero at either end.
-        let start = probs.len();
-        probs.extend(acc.iter().map(|&x| P::of_36ths(x)));
-        let tail = &probs[start..];
-        let a = tail.iter().position(|p| !p.is_zero()).unwrap_or(tail.len());
-        let b = tail.iter().rposition(|p| !p.is_zero()).map_or(a, |b| b + 1);
-        probs.copy_within(start + a..start + b, start);
-        probs.truncate(start + b - a);
+        let nonzero = |&x: &P::Sum| !P::of_36ths(x).is_zero();
+        let a = acc.iter().position(nonzero).unwrap_or(width);
+        let b = acc.iter().rposition(nonzero).map_or(a, |b| b + 1);
+        probs.extend(acc[a..b].iter().map(|&x| P::of_36ths(x)));
         Stored {
             offset,
             first: (lo + a) as u8,
