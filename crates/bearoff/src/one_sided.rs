@@ -685,9 +685,15 @@ impl<P: Prob, C: ChainSlots> Task<'_, P, C> {
 
     /// Makes the play to ring slot `to` the best if it is better: lower value, then lower
     /// index. Which of two values is lower is unpredictable, so it is a select, not a branch.
+    /// Values are compared as their bits, which order non-negative floats as their values do
+    /// (one integer compare instead of a float compare and its NaN test).
     #[inline(always)]
-    fn consider(&self, values: &[f64], to: u32, best: &mut (f64, u32)) {
-        let v = values[to as usize];
+    fn consider(&self, values: &[f64], to: u32, best: &mut (u64, u32)) {
+        debug_assert!((to as usize) < values.len());
+        // SAFETY: every slot a play reaches is a ring slot of a level below, under the ring's
+        // capacity, which `values` has (checked in debug builds).
+        let v = unsafe { values.get_unchecked(to as usize) }.to_bits();
+        debug_assert_eq!(v >> 63, 0, "a negative value");
         if v == best.0 {
             if self.ring.index[to as usize] < self.ring.index[best.1 as usize] {
                 best.1 = to;
@@ -740,7 +746,7 @@ impl<P: Prob, C: ChainSlots> Task<'_, P, C> {
     fn best_plays(&self, p: usize, m: &Moves, slots: &mut [u32; 21]) -> (f64, Chains) {
         let ring = &self.ring.passes[p];
         let values = &ring.value[..];
-        const NONE: (f64, u32) = (f64::INFINITY, u32::MAX);
+        const NONE: (u64, u32) = (f64::INFINITY.to_bits(), u32::MAX);
         let mut best = [[NONE; 6]; 3];
         let mut roll_best = [NONE; 21];
         // The die indexes five tables at once: a range reads plainer than five zips.
@@ -763,7 +769,7 @@ impl<P: Prob, C: ChainSlots> Task<'_, P, C> {
         let mut sum = 0.0;
         for (r, roll) in Roll::ALL_21.iter().enumerate() {
             let w = roll.weight();
-            sum += f64::from(w) * roll_best[r].0;
+            sum += f64::from(w) * f64::from_bits(roll_best[r].0);
             slots[r] = roll_best[r].1;
         }
         (1.0 + sum / 36.0, best.map(|k| k.map(|(_, to)| to)))
@@ -783,7 +789,9 @@ impl<P: Prob, C: ChainSlots> Task<'_, P, C> {
         // repeats cost more than adding them (15x6 on one thread: 808 -> 739 M instructions,
         // callgrind; whole process 0.0873 -> 0.0764 s, 15x8 1.057 -> 0.899 s, medians of 21
         // and 7 alternating runs).
-        let stored = slots.map(|s| ring.stored[s as usize]);
+        debug_assert!(slots.iter().all(|&s| (s as usize) < ring.stored.len()));
+        // SAFETY: as in `consider`, every slot a play reaches is under the ring's capacity.
+        let stored = slots.map(|s| *unsafe { ring.stored.get_unchecked(s as usize) });
         // This position takes one roll more than its successors.
         let (mut lo, mut hi) = (usize::MAX, 0);
         for st in stored.iter().filter(|st| st.len > 0) {
