@@ -240,11 +240,7 @@ fn gnubg_pass(terminal_below: u32) -> OneSidedPass<'static> {
 /// One position's distribution of a level, in gnubg's entries.
 fn entries<P: Prob>(level: &Level<P>, j: usize) -> [u16; GNUBG_ENTRIES] {
     let (first, probs) = level.distribution(j);
-    let mut q = [0; GNUBG_ENTRIES];
-    for (q, p) in q.iter_mut().skip(first).zip(probs) {
-        *q = p.quantized();
-    }
-    q
+    gnubg_entries(first, probs.iter().copied())
 }
 
 /// With `first_off`, the two passes run `side_by_side` in one sweep, or the first-off pass

@@ -594,7 +594,14 @@ impl<P: Prob, C: ChainSlots> Task<'_, P, C> {
                     find(j + 2, &mut ahead[(j + 2) % 3]);
                     locate(j + 1, &mut ahead[(j + 1) % 3]);
                 }
-                self.plays(j, &positions[j], &ahead[j % 3], out, chains, &mut plays);
+                self.plays(
+                    j,
+                    (positions[j].0, checkers(j)),
+                    &ahead[j % 3],
+                    out,
+                    chains,
+                    &mut plays,
+                );
             }
             for (p, c) in out.iter_mut().enumerate().take(passes.len()) {
                 let ring = &self.ring.passes[p];
@@ -628,20 +635,19 @@ impl<P: Prob, C: ChainSlots> Task<'_, P, C> {
         }
     }
 
-    /// Position `j` (`position`, with located moves `m`)'s plays in every pass, into
+    /// Position `j` (index `i`, `on` checkers, located moves `m`)'s plays in every pass, into
     /// `plays[p][j % 3]`, prefetching where their distributions are stored; its expected rolls,
     /// chains and (where kept) successors into the pass's chunk.
     #[inline(always)]
     fn plays(
         &self,
         j: usize,
-        &(i, counts): &(u32, Counts),
+        (i, on): (u32, u32),
         m: &Moves,
         out: &mut [Chunk<P>; MAX_PASSES],
         chains: &mut [Vec<C>; MAX_PASSES],
         plays: &mut [[[u32; 21]; 3]; MAX_PASSES],
     ) {
-        let on = counts.iter().map(|&x| u32::from(x)).sum::<u32>();
         for (p, pass) in self.passes.iter().enumerate() {
             let slots = &mut plays[p][j % 3];
             let mean = if on < pass.terminal_below {
@@ -1099,6 +1105,8 @@ pub mod gpu;
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn fixed31_quantizes_as_its_f64_value_does() {
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
@@ -1132,8 +1140,6 @@ mod tests {
             assert_eq!(p.quantized(), crate::format::quantize(p.load()), "{v}");
         }
     }
-
-    use super::*;
 
     fn table(points: u32, checkers: u32) -> OneSided {
         OneSided::build(Space::new(points, checkers).unwrap(), true)

@@ -221,10 +221,13 @@ impl<'a, W: Write + Seek> GnubgOneSidedWriter<'a, W> {
 
 /// gnubg's 32 entries of a distribution given from `first` rolls: quantized, truncated or
 /// zero-padded.
-pub fn gnubg_entries(first: usize, probs: impl IntoIterator<Item = f64>) -> [u16; 32] {
+pub fn gnubg_entries<P: crate::one_sided::Prob>(
+    first: usize,
+    probs: impl IntoIterator<Item = P>,
+) -> [u16; 32] {
     let mut q = [0u16; 32];
     for (q, p) in q.iter_mut().skip(first).zip(probs) {
-        *q = quantize(p);
+        *q = p.quantized();
     }
     q
 }
