@@ -2,7 +2,8 @@
 // Each rollout `index` of root `item / rollouts` plays with the stream (seed, index,
 // root.stream) that the CPU engine uses. Its results go into the root's exact integer sums:
 // first into the invocation's own, in registers, for the run of rollouts it plays of one root,
-// then with carrying atomics into the global sums. Integer addition commutes, so the sums do not
+// then (where the adapter has subgroups, for its last root) across its subgroup, then with
+// carrying atomics into the global sums. Integer addition commutes, so the sums do not
 // depend on the order in which invocations finish.
 
 struct Root {
@@ -169,5 +170,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
         score = 0u;
         moves = 0u;
     }
-    flush(r, acc);
+    // The last root's sums, where most of an invocation's rollouts go: added across the
+    // subgroup first where the adapter has subgroups (rollout_flush_subgroup.wgsl), else
+    // straight into the global sums (rollout_flush.wgsl).
+    flush_last(r, acc, g);
 }

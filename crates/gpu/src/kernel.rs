@@ -125,11 +125,14 @@ pub fn check_params(
 pub fn validate_wgsl(name: &str, source: &str, f64: bool) -> Result<naga::Module, String> {
     let module = naga::front::wgsl::parse_str(source)
         .map_err(|e| format!("{name}: {}", e.emit_to_string(source)))?;
-    let capabilities = if f64 {
-        naga::valid::Capabilities::FLOAT64
-    } else {
-        naga::valid::Capabilities::empty()
-    };
+    // Subgroup operations are allowed: a kernel that uses them runs only where the adapter has
+    // them, as one with f64 does.
+    let capabilities = naga::valid::Capabilities::SUBGROUP
+        | if f64 {
+            naga::valid::Capabilities::FLOAT64
+        } else {
+            naga::valid::Capabilities::empty()
+        };
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)
         .validate(&module)
         .map_err(|e| format!("{name}: {}", e.emit_to_string(source)))?;

@@ -163,6 +163,8 @@ pub struct Gpu {
     pub timestamps: bool,
     /// The device runs f64 arithmetic in shaders (SHADER_F64).
     pub f64: bool,
+    /// Compute shaders may use subgroup operations (SUBGROUP).
+    pub subgroups: bool,
     /// Set by the device-lost callback: the device is gone for good.
     lost: Arc<Mutex<Option<String>>>,
     /// Set by an error no scope captured; taken by the next check.
@@ -176,9 +178,12 @@ pub const POLL_TIMEOUT: Duration = Duration::from_secs(600);
 impl Gpu {
     fn open(adapter: wgpu::Adapter) -> Result<Gpu, GpuError> {
         let summary = summary(&adapter);
-        // Timestamps for the benchmark and f64 for the bearoff sweep, where the adapter has them.
-        let features =
-            adapter.features() & (wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SHADER_F64);
+        // Timestamps for the benchmark, f64 for the bearoff sweep and subgroups for reductions,
+        // where the adapter has them.
+        let features = adapter.features()
+            & (wgpu::Features::TIMESTAMP_QUERY
+                | wgpu::Features::SHADER_F64
+                | wgpu::Features::SUBGROUP);
         let timestamps = features.contains(wgpu::Features::TIMESTAMP_QUERY);
         // Ask for the adapter's own storage and buffer sizes: large jobs are split to fit them.
         let al = adapter.limits();
@@ -219,6 +224,7 @@ impl Gpu {
             limits,
             timestamps,
             f64: features.contains(wgpu::Features::SHADER_F64),
+            subgroups: features.contains(wgpu::Features::SUBGROUP),
             lost,
             uncaptured,
         })

@@ -5,7 +5,8 @@
 //! goes in one submission), and reads back 64 bytes per root. Roots beyond what one storage
 //! binding holds go in further batches. Each invocation sums its run of rollouts in registers
 //! and adds them into the global sums once per root: at 8 rollouts an invocation, 8 times fewer
-//! global atomics than one add per rollout.
+//! global atomics than one add per rollout. On a GPU with subgroups the invocations' last sums
+//! are first added across the subgroup ([`KERNEL_SUBGROUP`]): a subgroup's width fewer again.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -20,19 +21,37 @@ use rollsim_gpu::{Gpu, GpuError, Kernel, ParamSlots, grid, layout_entry, whole};
 /// [`crate::rollout::random_legal_move`].
 pub const BOARD: &str = include_str!("../../shaders/board.wgsl");
 
+const CONSTANTS: &[(&str, Constant)] = &[
+    ("OVERFLOW_FLAG", Constant::U32(OVERFLOW_FLAG)),
+    ("DIRECTION_ORDERS", Constant::Bytes(&DIRECTION_ORDERS)),
+    ("WORDS_PER_ROOT", Constant::U32(WORDS_PER_ROOT as u32)),
+];
+const ROLLOUT: &str = include_str!("../../shaders/rollout.wgsl");
+
 /// Random 2048 rollouts with exact per-root sums: `shaders/rollout.wgsl`, twin of
-/// [`crate::rollout`].
+/// [`crate::rollout`], each invocation adding its sums into the global ones.
 pub const KERNEL: Kernel = Kernel {
     name: "rollout",
-    constants: &[
-        ("OVERFLOW_FLAG", Constant::U32(OVERFLOW_FLAG)),
-        ("DIRECTION_ORDERS", Constant::Bytes(&DIRECTION_ORDERS)),
-        ("WORDS_PER_ROOT", Constant::U32(WORDS_PER_ROOT as u32)),
-    ],
+    constants: CONSTANTS,
     parts: &[
         rollsim_gpu::kernel::PHILOX,
         BOARD,
-        include_str!("../../shaders/rollout.wgsl"),
+        include_str!("../../shaders/rollout_flush.wgsl"),
+        ROLLOUT,
+    ],
+};
+
+/// The same kernel with each subgroup's sums of its last root added across the subgroup first
+/// (`shaders/rollout_flush_subgroup.wgsl`), for adapters with subgroups: the same sums, with
+/// about a subgroup's width fewer global atomics.
+pub const KERNEL_SUBGROUP: Kernel = Kernel {
+    name: "rollout_subgroup",
+    constants: CONSTANTS,
+    parts: &[
+        rollsim_gpu::kernel::PHILOX,
+        BOARD,
+        include_str!("../../shaders/rollout_flush_subgroup.wgsl"),
+        ROLLOUT,
     ],
 };
 
@@ -109,7 +128,17 @@ pub struct GpuRolloutEngine {
 }
 
 impl GpuRolloutEngine {
+    /// The engine with the subgroup reduction on a hardware GPU with subgroups. Not on a
+    /// software adapter: lavapipe runs the kernel on a few CPU threads, where atomics do not
+    /// contend, and there the reduction cost 2% at 256 x 256 rollouts and 10% at 16 x 10,000
+    /// (results/mc-kernel-lavapipe-subgroup.md).
     pub fn new(gpu: &'static Gpu) -> Result<Self, GpuError> {
+        Self::with_reduction(gpu, gpu.subgroups && gpu.adapter.real_gpu)
+    }
+
+    /// The engine with ([`KERNEL_SUBGROUP`], which needs an adapter with subgroups) or without
+    /// ([`KERNEL`]) the subgroup reduction.
+    pub fn with_reduction(gpu: &'static Gpu, subgroups: bool) -> Result<Self, GpuError> {
         use wgpu::BufferBindingType as B;
         let (lr, reward) = tables().gpu_row_tables();
         let row_moves = gpu.buffer_with(
@@ -132,7 +161,12 @@ impl GpuRolloutEngine {
                 ParamSlots::<Params>::layout(4),
             ],
         );
-        let pipeline = gpu.pipeline(&KERNEL, Some(&pipeline_layout))?;
+        assert!(
+            !subgroups || gpu.subgroups,
+            "the subgroup reduction on an adapter without subgroups"
+        );
+        let kernel = if subgroups { &KERNEL_SUBGROUP } else { &KERNEL };
+        let pipeline = gpu.pipeline(kernel, Some(&pipeline_layout))?;
         Ok(GpuRolloutEngine {
             gpu,
             pipeline,
@@ -457,7 +491,13 @@ mod tests {
     /// needed.
     #[test]
     fn rollout_kernel_validates_with_naga() {
-        let module = KERNEL.validate().unwrap_or_else(|e| panic!("{e}"));
+        for kernel in [KERNEL, KERNEL_SUBGROUP] {
+            check_kernel(kernel);
+        }
+    }
+
+    fn check_kernel(kernel: Kernel) {
+        let module = kernel.validate().unwrap_or_else(|e| panic!("{e}"));
         rollsim_gpu::check_params!(
             module,
             4,
@@ -476,6 +516,19 @@ mod tests {
         .unwrap_or_else(|e| panic!("{e}"));
     }
     use crate::rollout::evaluate_cpu;
+
+    /// The reductions the adapter runs: without subgroups always, with them where it has them.
+    /// In CI (`ROLLSIM_REQUIRE_GPU`) lavapipe must have them, so that both are tested.
+    fn reductions(gpu: &Gpu) -> Vec<bool> {
+        if std::env::var_os("ROLLSIM_REQUIRE_GPU").is_some() {
+            assert!(gpu.subgroups, "{} has no subgroups", gpu.adapter.name);
+        }
+        if gpu.subgroups {
+            vec![false, true]
+        } else {
+            vec![false]
+        }
+    }
 
     #[test]
     fn sums_from_words_reads_every_field() {
@@ -519,25 +572,28 @@ mod tests {
             return;
         };
         let roots = crate::rollout::sample_roots(5);
-        for (n, k) in [
-            (1, 16),
-            (63, 1),
-            (64, 1),
-            (65, 1),
-            (63, 16),
-            (65, 16),
-            (10_000, 16),
-        ] {
-            let mut engine = GpuRolloutEngine::new(gpu)
-                .unwrap()
-                .with_split(4096, usize::MAX)
-                .with_rollouts_per_invocation(k);
-            let want = evaluate_cpu(9, &roots, n);
-            assert_eq!(
-                engine.evaluate(9, &roots, n).unwrap(),
-                want,
-                "{n} rollouts, {k}"
-            );
+        for subgroups in reductions(gpu) {
+            for (n, k) in [
+                (1, 16),
+                (63, 1),
+                (64, 1),
+                (65, 1),
+                (63, 16),
+                (65, 16),
+                (10_000, 16),
+                (10_000, 1),
+            ] {
+                let mut engine = GpuRolloutEngine::with_reduction(gpu, subgroups)
+                    .unwrap()
+                    .with_split(4096, usize::MAX)
+                    .with_rollouts_per_invocation(k);
+                let want = evaluate_cpu(9, &roots, n);
+                assert_eq!(
+                    engine.evaluate(9, &roots, n).unwrap(),
+                    want,
+                    "{n} rollouts, {k} an invocation, subgroups {subgroups}"
+                );
+            }
         }
         let high = evaluate_cpu(9, &roots, 10_000)[0];
         assert!(
@@ -556,13 +612,16 @@ mod tests {
         let whole = evaluate_cpu(5, &roots, 50);
         // 23 roots x 50 rollouts in dispatches of 128 rollouts (a root's rollouts straddle
         // dispatches) and batches of 5 roots (the last one short).
-        for k in [1, 3, 64] {
-            let mut engine = GpuRolloutEngine::new(gpu)
-                .unwrap()
-                .with_split(100, 5)
-                .with_rollouts_per_invocation(k);
-            assert_eq!(engine.evaluate(5, &roots, 50).unwrap(), whole, "k {k}");
-            assert!(engine.dispatches >= 10, "{} dispatches", engine.dispatches);
+        for subgroups in reductions(gpu) {
+            for k in [1, 3, 64] {
+                let mut engine = GpuRolloutEngine::with_reduction(gpu, subgroups)
+                    .unwrap()
+                    .with_split(100, 5)
+                    .with_rollouts_per_invocation(k);
+                let got = engine.evaluate(5, &roots, 50).unwrap();
+                assert_eq!(got, whole, "k {k}, subgroups {subgroups}");
+                assert!(engine.dispatches >= 10, "{} dispatches", engine.dispatches);
+            }
         }
         // A later, larger call grows the buffers and still agrees.
         let more = crate::rollout::sample_roots(40);
