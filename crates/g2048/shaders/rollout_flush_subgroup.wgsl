@@ -2,9 +2,10 @@
 // memory: the lanes on the root of the subgroup's first active lane are summed exactly and that
 // lane adds the total with one set of atomics; a lane on another root (its run of rollouts
 // crossed a root boundary) adds its own. A 32-lane subgroup of one root so takes one set of
-// 12-14 atomics instead of 32. (WGSL's `enable subgroups;` is left out: naga 30 rejects it and
-// takes the operations from the device's SUBGROUP feature.) Every operation here runs with the same active lanes, so the
-// totals are exact however the lanes reconverged after the kernel's loop.
+// 12-14 atomics instead of 32 sets. Every operation here runs with the same active lanes, so
+// the totals are exact however the lanes reconverged after the kernel's loop. (WGSL's
+// `enable subgroups;` is left out: naga 30 rejects it and takes the operations from the
+// device's SUBGROUP feature.)
 fn flush_last(r: u32, acc: Acc, g: u32) {
     let first = subgroupBroadcastFirst(r);
     let on = r == first;

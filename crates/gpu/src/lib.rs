@@ -515,14 +515,21 @@ pub fn grid(groups: u32, max_per_dim: u32) -> (u32, u32) {
     }
 }
 
+/// For GPU tests: whether `ROLLSIM_REQUIRE_GPU=1` (as in CI) asks for the GPU paths to be
+/// tested, never skipped.
+#[doc(hidden)]
+pub fn gpu_required() -> bool {
+    std::env::var("ROLLSIM_REQUIRE_GPU").is_ok_and(|v| v == "1")
+}
+
 /// For GPU tests: the device, or `None` with a note that the test skipped. With
-/// `ROLLSIM_REQUIRE_GPU=1` (as in CI) a missing adapter fails the test instead.
+/// [`gpu_required`] a missing adapter fails the test instead.
 #[doc(hidden)]
 pub fn test_gpu(test: &str) -> Option<&'static Gpu> {
     match Gpu::any() {
         Ok(g) => Some(g),
         Err(e) => {
-            if std::env::var("ROLLSIM_REQUIRE_GPU").is_ok_and(|v| v == "1") {
+            if gpu_required() {
                 panic!("{test}: ROLLSIM_REQUIRE_GPU=1 but {e}");
             }
             eprintln!("{test}: skipped, no GPU adapter ({e})");

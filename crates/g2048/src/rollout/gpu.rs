@@ -139,6 +139,10 @@ impl GpuRolloutEngine {
     /// The engine with ([`KERNEL_SUBGROUP`], which needs an adapter with subgroups) or without
     /// ([`KERNEL`]) the subgroup reduction.
     pub fn with_reduction(gpu: &'static Gpu, subgroups: bool) -> Result<Self, GpuError> {
+        assert!(
+            !subgroups || gpu.subgroups,
+            "the subgroup reduction on an adapter without subgroups"
+        );
         use wgpu::BufferBindingType as B;
         let (lr, reward) = tables().gpu_row_tables();
         let row_moves = gpu.buffer_with(
@@ -160,10 +164,6 @@ impl GpuRolloutEngine {
                 layout_entry(3, B::Storage { read_only: false }, false),
                 ParamSlots::<Params>::layout(4),
             ],
-        );
-        assert!(
-            !subgroups || gpu.subgroups,
-            "the subgroup reduction on an adapter without subgroups"
         );
         let kernel = if subgroups { &KERNEL_SUBGROUP } else { &KERNEL };
         let pipeline = gpu.pipeline(kernel, Some(&pipeline_layout))?;
@@ -520,7 +520,7 @@ mod tests {
     /// The reductions the adapter runs: without subgroups always, with them where it has them.
     /// In CI (`ROLLSIM_REQUIRE_GPU`) lavapipe must have them, so that both are tested.
     fn reductions(gpu: &Gpu) -> Vec<bool> {
-        if std::env::var("ROLLSIM_REQUIRE_GPU").is_ok_and(|v| v == "1") {
+        if rollsim_gpu::gpu_required() {
             assert!(gpu.subgroups, "{} has no subgroups", gpu.adapter.name);
         }
         if gpu.subgroups {
