@@ -2,7 +2,7 @@
 //! and the input files a user names, checked before they are read.
 
 use std::fs::{self, File};
-use std::io::{self, Read, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -228,7 +228,7 @@ fn process_alive(pid: u32) -> bool {
 /// `path` is untouched.
 pub fn write_atomically<E: From<io::Error>>(
     path: &Path,
-    write: impl FnOnce(&mut io::BufWriter<File>) -> Result<(), E>,
+    write: impl FnOnce(&mut io::BufWriter<Writeback>) -> Result<(), E>,
 ) -> Result<(), E> {
     static SERIAL: AtomicU32 = AtomicU32::new(0);
     let (name, dir) = name_and_dir(path)?;
@@ -282,15 +282,69 @@ pub fn parent_dir(path: &Path) -> &Path {
 fn write_and_rename<E: From<io::Error>>(
     tmp: &Path,
     path: &Path,
-    write: impl FnOnce(&mut io::BufWriter<File>) -> Result<(), E>,
+    write: impl FnOnce(&mut io::BufWriter<Writeback>) -> Result<(), E>,
 ) -> Result<(), E> {
-    let mut w = io::BufWriter::new(File::create_new(tmp)?);
+    let mut w = io::BufWriter::new(Writeback::new(File::create_new(tmp)?));
     write(&mut w)?;
-    let file = w.into_inner().map_err(io::IntoInnerError::into_error)?;
+    let file = w.into_inner().map_err(io::IntoInnerError::into_error)?.file;
     file.sync_all()?;
     drop(file);
     fs::rename(tmp, path)?;
     Ok(())
+}
+
+/// A file being written that has the system start writing its pages to disk every
+/// [`Writeback::EVERY`] bytes, so that the sync before the rename waits only for the last of
+/// them. The 15x6 gnubg table (1.4 MB) on this project's virtual disk: that sync 1.5-5.4 ms
+/// before, 0.2-0.3 ms after (strace); the whole build 0.0651 -> 0.0634 s (medians of 301
+/// alternating runs).
+pub struct Writeback {
+    file: File,
+    since: u64,
+}
+
+impl Writeback {
+    /// Bytes written between two starts of the write-back.
+    pub const EVERY: u64 = 256 << 10;
+
+    pub fn new(file: File) -> Writeback {
+        Writeback { file, since: 0 }
+    }
+
+    fn start_writeback(&self) {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            // SAFETY: a plain system call on an open descriptor; (0, 0) is the whole file, and
+            // only pages not yet under write-back are queued. A failure only loses the head
+            // start: the sync before the rename still writes everything.
+            unsafe {
+                libc::sync_file_range(self.file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
+            }
+        }
+    }
+}
+
+impl Write for Writeback {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.since += n as u64;
+        if self.since >= Writeback::EVERY {
+            self.start_writeback();
+            self.since = 0;
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl Seek for Writeback {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.file.seek(pos)
+    }
 }
 
 /// Passes writes through, keeping the CRC-32 (IEEE, as `crc32fast`) of everything written.
@@ -370,6 +424,24 @@ mod tests {
                 "{e}"
             );
         }
+    }
+
+    #[test]
+    fn writes_past_the_writeback_step_and_seeks_back() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("big.bin");
+        let n = 3 * Writeback::EVERY as usize + 5;
+        let body: Vec<u8> = (0..n).map(|i| (i % 251) as u8).collect();
+        write_atomically(&path, |w| -> io::Result<()> {
+            w.write_all(&[0; 4])?;
+            w.write_all(&body)?;
+            w.seek(SeekFrom::Start(0))?;
+            w.write_all(b"head")
+        })
+        .unwrap();
+        let back = fs::read(&path).unwrap();
+        assert_eq!(&back[..4], b"head");
+        assert_eq!(&back[4..], &body[..]);
     }
 
     #[test]
