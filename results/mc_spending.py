@@ -36,21 +36,22 @@ def main(paths):
     seeds = {h["seed"] for _, h, _, _ in rows}
     if len(budgets) != 1 or len(seeds) != 1:
         sys.exit("the files must share their rollouts and seed")
-    base = stats(rows[0][3])
+    bn, bmean, bvar, breach, _ = stats(rows[0][3])
     print(f"rollouts a candidate {budgets.pop()[0]}, seed {seeds.pop()}; differences against {rows[0][2]} with 95% intervals\n")
     print("| player | games | mean score | difference | 2048 | difference | 4096 | difference | simulated moves a game | a move played |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for path, _, name, games in rows:
+    for k, (_, _, name, games) in enumerate(rows):
         n, mean, var, reach, sim = stats(games)
-        bn, bmean, bvar, breach, _ = base
+        # The plain player's own row has no differences.
+        differ = k > 0
         d = mean - bmean
         h = 1.96 * math.sqrt(var / n + bvar / bn)
-        cells = [name, str(n), f"{mean:,.0f}", f"{d:+,.0f} [{d - h:+,.0f}, {d + h:+,.0f}]" if path != rows[0][0] else ""]
+        cells = [name, str(n), f"{mean:,.0f}", f"{d:+,.0f} [{d - h:+,.0f}, {d + h:+,.0f}]" if differ else ""]
         for t in (2048, 4096):
             p, q = reach[t], breach[t]
             e = 1.96 * math.sqrt(p * (1 - p) / n + q * (1 - q) / bn)
             cells.append(f"{100 * p:.1f}%")
-            cells.append(f"{100 * (p - q):+.1f} [{100 * (p - q - e):+.1f}, {100 * (p - q + e):+.1f}]" if path != rows[0][0] else "")
+            cells.append(f"{100 * (p - q):+.1f} [{100 * (p - q - e):+.1f}, {100 * (p - q + e):+.1f}]" if differ else "")
         cells += [f"{sim[0]:.3e}", f"{sim[1]:,.0f}"]
         print("| " + " | ".join(cells) + " |")
 
