@@ -911,8 +911,8 @@ fn die_chain<const K: usize, W: Real, const A: usize>(
 }
 
 /// Plays of one roll whose columns a row block takes at once: a roll's best over a group is
-/// kept in registers, lane block by lane block, and only a roll with more plays than this (a
-/// double) carries a partial best in memory from group to group.
+/// kept in registers, lane block by lane block, and only a roll with more plays than this
+/// carries a partial best in memory from group to group.
 const PLAY_GROUP: usize = 8;
 
 /// `s.acc[j * len + i] += w ·` (max over the columns of x's plays with roll r of
@@ -934,7 +934,7 @@ fn row_roll<const K: usize, R: Recurrence<K>, C: Cell>(
         std::array::from_fn(|j| &c[j * n + u0..][..len])
     };
     let plays = moves.plays(x, r);
-    debug_assert!(!plays.is_empty(), "a position not off has plays");
+    assert!(!plays.is_empty(), "a position not off has plays");
     let groups = plays.len().div_ceil(PLAY_GROUP);
     // Lanes as fixed-size arrays, which LLVM vectorises; a plain loop over i stayed scalar for
     // three values (8x6 cubeful, u16 cells: 529 -> 240 ns a pair). The plays innermost, so
