@@ -201,10 +201,6 @@ fn kill_self() -> ! {
 /// positions sweep both passes at once; for larger ones the first-off pass goes first, to a
 /// temporary file in `spill_dir` read back in the same order by the bearing-off pass, whose
 /// records carry both runs.
-///
-/// All of it runs on a rayon worker, for the reason given at [`OneSided::build_cpu`].
-///
-/// [`OneSided::build_cpu`]: super::OneSided::build_cpu
 pub fn build_one_sided_gnubg<P: Prob>(
     space: Space,
     first_off: bool,
@@ -214,17 +210,15 @@ pub fn build_one_sided_gnubg<P: Prob>(
     progress: &dyn Progress,
 ) -> anyhow::Result<()> {
     let side_by_side = one_sided_side_by_side(space);
-    rayon::scope(|_| {
-        one_sided_gnubg::<P>(
-            space,
-            first_off,
-            side_by_side,
-            compressed,
-            out,
-            spill_dir,
-            progress,
-        )
-    })
+    one_sided_gnubg::<P>(
+        space,
+        first_off,
+        side_by_side,
+        compressed,
+        out,
+        spill_dir,
+        progress,
+    )
 }
 
 /// A pass of the best plays, for gnubg's 32 entries.
@@ -397,9 +391,7 @@ mod one_sided_tests {
         out: &mut (impl Write + Seek + Send),
         dir: &Path,
     ) -> anyhow::Result<()> {
-        rayon::scope(|_| {
-            one_sided_gnubg::<Fixed31>(space, true, side_by_side, true, out, dir, &|_| {})
-        })
+        one_sided_gnubg::<Fixed31>(space, true, side_by_side, true, out, dir, &|_| {})
     }
 
     #[test]

@@ -11,15 +11,18 @@
 //! play of every roll.
 
 use rayon::prelude::*;
+use rollsim_core::lockstep;
 use rollsim_core::progress::Progress;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use super::columns::Window;
 use super::moves::{Roll, Unranked};
 use super::position::{Counts, Space};
 use rollsim_core::memory::{huge_filled, prefetch_at};
 
-/// Positions per rayon task: a level of a small table is a few hundred positions of about a
-/// microsecond each, so finer tasks would cost more in scheduling than they save.
+/// Positions per task at least: a level of a small table is a few hundred positions of about
+/// a microsecond each.
 pub(crate) const MIN_TASK: usize = 64;
 
 /// The optimal policy for one value: per position, the position each roll's best play reaches.
@@ -247,35 +250,32 @@ pub struct Chunk<P> {
 /// One solved level of one pass: its positions, ascending, and what the sweep found for each.
 pub struct Level<'a, P> {
     pub positions: &'a [u32],
-    tasks: &'a [[Chunk<P>; MAX_PASSES]],
-    pass: usize,
-    chunk: usize,
+    /// The pass's rings, from the level's first slot.
+    value: &'a [f64],
+    stored: &'a [Stored],
+    pools: &'a [Vec<P>],
+    succ: &'a [u32],
 }
 
 impl<P: Prob> Level<'_, P> {
-    fn chunk(&self, j: usize) -> (&Chunk<P>, usize) {
-        (&self.tasks[j / self.chunk][self.pass], j % self.chunk)
-    }
-
     /// Position `j`'s expected rolls.
     pub fn mean(&self, j: usize) -> f64 {
-        let (c, k) = self.chunk(j);
-        c.means[k]
+        self.value[j]
     }
 
     /// Position `j`'s distribution: P(`first` + k rolls) for each k of the slice, zero
     /// elsewhere (and unknown past the sweep's `rolls`).
     pub fn distribution(&self, j: usize) -> (usize, &[P]) {
-        let (c, k) = self.chunk(j);
-        let s = c.stored[k];
+        let s = self.stored[j];
         let at = s.offset as usize;
-        (usize::from(s.first), &c.probs[at..at + usize::from(s.len)])
+        let pool = &self.pools[usize::from(s.pool)];
+        (usize::from(s.first), &pool[at..at + usize::from(s.len)])
     }
 
-    /// The positions position `j`'s best play of each roll of [`Roll::ALL_21`] reaches.
+    /// The positions position `j`'s best play of each roll of [`Roll::ALL_21`] reaches (for
+    /// a pass that keeps its plays).
     pub fn plays(&self, j: usize) -> &[u32] {
-        let (c, k) = self.chunk(j);
-        &c.succ[21 * k..21 * k + 21]
+        &self.succ[21 * j..21 * j + 21]
     }
 }
 
@@ -319,8 +319,8 @@ pub type LevelSink<'s, P, E> = dyn FnMut(&[Level<P>]) -> Result<(), E> + Send + 
 /// Solves, for each pass, `V(s) = 1 + Σ_r p(r) min_play V(s')` with `V = 0` on positions with
 /// fewer than `terminal_below` checkers (1: all off; 15: the first checker off), and the
 /// distribution of the number of rolls under those plays, level by level in pip count. A
-/// terminal position's successors are itself. `sink` gets each level as it is done, one
-/// [`Level`] a pass; only the last 24 levels are kept, so memory is about a third of the
+/// terminal position's successors are itself. `sink` gets each level in order, one
+/// [`Level`] a pass, on the calling thread while the next level is solved; only the last 24 levels are kept, so memory is about a third of the
 /// table's positions for 15x6 and half for 15x10 (`sweep_bytes`). Entries for `rolls` or more
 /// rolls are not computed: they never change fewer rolls' (gnubg keeps 32).
 ///
@@ -370,7 +370,7 @@ fn sweep_with<P: Prob, E: Send, C: ChainSlots>(
     let best = |p: &Pass| matches!(p.plays, Plays::Best);
     let any_best = passes.iter().any(best);
     let (chain_capacity, chain_slot) = ring_of(if any_best { CHAIN_DEPTH } else { 0 });
-    let mut ring = Ring::<P, C> {
+    let ring = RwLock::new(Ring::<P, C> {
         slot: huge_filled(n, 0u32),
         index: huge_filled(capacity, 0u32),
         passes: passes
@@ -380,76 +380,168 @@ fn sweep_with<P: Prob, E: Send, C: ChainSlots>(
                 stored: huge_filled(capacity, Stored::default()),
                 pools: vec![Vec::new(); DEPTH],
                 chains: huge_filled(if best(p) { chain_capacity } else { 0 }, C::default()),
+                plays: Default::default(),
             })
             .collect(),
         first_slot,
         chain_slot,
-    };
-    let mut level = Vec::new();
-    let mut next = Vec::new();
-    let mut positions = Vec::new();
-    let mut tasks: Vec<[Chunk<P>; MAX_PASSES]> = Vec::new();
-    let mut chains: Vec<[Vec<C>; MAX_PASSES]> = Vec::new();
-    let threads = rayon::current_num_threads();
-    space.level(0, &mut level);
-    for l in 0..sizes.len() {
-        positions.clear();
-        positions.extend(level.iter().map(|&(i, _)| i));
+    });
+    let state = RwLock::new(LevelState::<P, C>::default());
+    let next = Mutex::new(Vec::new());
+    let claimed = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let sink = Mutex::new((sink, None));
+    let last = sizes.len() - 1;
+    // Level l's positions, their ring slots, and how its tasks split it.
+    let prepare = |l: usize, st: &mut LevelState<P, C>, ring: &mut Ring<P, C>, members: usize| {
         let first = ring.first_slot[l];
-        for (k, &i) in positions.iter().enumerate() {
+        for (k, &(i, _)) in st.level.iter().enumerate() {
             ring.slot[i as usize] = (first + k) as u32;
         }
-        let chunk = positions.len().div_ceil(8 * threads).max(MIN_TASK);
-        let task = Task {
-            space,
-            ring: &ring,
-            level: l,
-            passes,
-            any_best,
-            chain_shift: std::array::from_fn(|p| match l.checked_sub(p) {
-                Some(below) if any_best && p > 0 => {
-                    ring.chain_slot[below].wrapping_sub(ring.first_slot[below])
-                }
-                _ => 0,
-            }),
-        };
+        st.chunk = st.level.len().div_ceil(8 * members).max(MIN_TASK);
+        st.count = st.level.len().div_ceil(st.chunk);
         // The tasks' buffers are kept from level to level: allocating them per level left
         // 30 MB of freed, fragmented heap in the peak RSS of 15x10.
-        let count = positions.len().div_ceil(chunk);
-        if tasks.len() < count {
-            tasks.resize_with(count, Default::default);
-            chains.resize_with(count, Default::default);
+        if st.slots.len() < st.count {
+            st.slots.resize_with(st.count, Default::default);
         }
-        level
-            .par_chunks(chunk)
-            .zip(&mut tasks[..count])
-            .zip(&mut chains[..count])
-            .for_each(|((ps, c), chains)| task.run(ps, c, chains));
-        let tasks = &tasks[..count];
-        let done: [Level<P>; MAX_PASSES] = std::array::from_fn(|pass| Level {
-            positions: &positions,
-            tasks,
-            pass,
-            chunk,
-        });
-        // The sink takes the level while the rings take it in and the next level is listed:
-        // each is serial, and side by side they took the 15x8 gnubg build from 1.03 to 0.93 s.
-        let (sunk, ()) = rayon::join(
-            || sink(&done[..passes.len()]),
-            || {
-                ring.keep(l, &positions, tasks, &chains[..count]);
-                if l + 1 < sizes.len() {
-                    space.level(l as u32 + 1, &mut next);
+        claimed.store(0, Ordering::Relaxed);
+    };
+    // Level l, from the rings, to the sink.
+    let sink_level = |l: usize, ring: &Ring<P, C>| {
+        let (first, len) = (ring.first_slot[l], sizes[l] as usize);
+        let levels: Vec<Level<P>> = ring
+            .passes
+            .iter()
+            .map(|r| Level {
+                positions: &ring.index[first..first + len],
+                value: &r.value[first..first + len],
+                stored: &r.stored[first..first + len],
+                pools: &r.pools,
+                succ: &r.plays[l % 2],
+            })
+            .collect();
+        let mut sink = lock(&sink);
+        let (sink, error) = &mut *sink;
+        match sink(&levels) {
+            Ok(()) => progress.inc((passes.len() * len) as u64),
+            Err(e) => {
+                *error = Some(e);
+                failed.store(true, Ordering::Relaxed);
+            }
+        }
+    };
+    // The levels in lock step on a team of threads that spin between phases: a 15x6 level is
+    // about 0.4 ms of work, and a rayon loop and join per level parked and woke a worker for
+    // most of them. Each level's serial work runs beside its tasks: the leader sinks the level
+    // below (from the rings, where it is kept) and the last member lists the level above
+    // before they take tasks; only taking the level into the rings is left between levels.
+    lockstep::run(rayon::current_num_threads(), |team| {
+        let keeper = team.index() + 1 == team.size();
+        if team.leads() {
+            let mut st = write(&state);
+            space.level(0, &mut st.level);
+            prepare(0, &mut st, &mut write(&ring), team.size());
+        }
+        team.sync();
+        for l in 0..=last {
+            {
+                let (st, ring) = (read(&state), read(&ring));
+                if team.leads() && l > 0 {
+                    sink_level(l - 1, &ring);
                 }
-            },
-        );
-        sunk?;
-        progress.inc((passes.len() * positions.len()) as u64);
-        std::mem::swap(&mut level, &mut next);
+                if keeper && l < last {
+                    space.level(l as u32 + 1, &mut lock(&next));
+                }
+                let task = Task {
+                    space,
+                    ring: &ring,
+                    level: l,
+                    passes,
+                    any_best,
+                    chain_shift: std::array::from_fn(|p| match l.checked_sub(p) {
+                        Some(below) if any_best && p > 0 => {
+                            ring.chain_slot[below].wrapping_sub(ring.first_slot[below])
+                        }
+                        _ => 0,
+                    }),
+                };
+                loop {
+                    let k = claimed.fetch_add(1, Ordering::Relaxed);
+                    if k >= st.count {
+                        break;
+                    }
+                    let end = st.level.len().min((k + 1) * st.chunk);
+                    task.run(&st.level[k * st.chunk..end], &mut write(&st.slots[k]));
+                }
+            }
+            team.sync();
+            if failed.load(Ordering::Relaxed) {
+                return;
+            }
+            if keeper {
+                let mut st = write(&state);
+                let st = &mut *st;
+                let mut ring = write(&ring);
+                let slots: Vec<_> = st.slots[..st.count].iter().map(read).collect();
+                ring.keep(l, &st.level, &slots);
+                drop(slots);
+                if l < last {
+                    std::mem::swap(&mut st.level, &mut *lock(&next));
+                    prepare(l + 1, st, &mut ring, team.size());
+                }
+            }
+            team.sync();
+        }
+        if team.leads() {
+            sink_level(last, &read(&ring));
+        }
+    });
+    match sink.into_inner().unwrap_or_else(PoisonError::into_inner) {
+        (_, Some(e)) => Err(e),
+        (_, None) => Ok(()),
     }
-    Ok(())
 }
 
+fn read<T>(l: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    l.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn write<T>(l: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+    l.write().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn lock<T>(l: &Mutex<T>) -> MutexGuard<'_, T> {
+    l.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The level being solved, as the team shares it: its positions, how its tasks split it, and
+/// each task's results. Each phase's locks are taken without contention: the phases are
+/// separated by the team's barriers.
+struct LevelState<P, C> {
+    level: Vec<(u32, Counts)>,
+    chunk: usize,
+    count: usize,
+    slots: Vec<RwLock<Slot<P, C>>>,
+}
+
+impl<P, C> Default for LevelState<P, C> {
+    fn default() -> Self {
+        LevelState {
+            level: Vec::new(),
+            chunk: 1,
+            count: 0,
+            slots: Vec::new(),
+        }
+    }
+}
+
+/// What one task of a level computes: per pass, its positions' results and chains.
+#[derive(Default)]
+struct Slot<P, C> {
+    out: [Chunk<P>; MAX_PASSES],
+    chains: [Vec<C>; MAX_PASSES],
+}
 /// The sweep's state for the levels below the current one, by ring slot (see
 /// [`Window::ring_slots`]).
 struct Ring<P, C> {
@@ -472,6 +564,9 @@ struct PassRing<P, C> {
     pools: Vec<Vec<P>>,
     /// The chains of the last 6 levels, in a ring of their own.
     chains: Vec<C>,
+    /// For a pass that keeps its plays, those of the last two levels (the one being sunk and
+    /// the one being solved), at `l % 2`.
+    plays: [Vec<u32>; 2],
 }
 
 impl<P: Prob, C: ChainSlots> Ring<P, C> {
@@ -479,20 +574,23 @@ impl<P: Prob, C: ChainSlots> Ring<P, C> {
     fn keep(
         &mut self,
         l: usize,
-        positions: &[u32],
-        tasks: &[[Chunk<P>; MAX_PASSES]],
-        chains: &[[Vec<C>; MAX_PASSES]],
+        level: &[(u32, Counts)],
+        slots: &[impl std::ops::Deref<Target = Slot<P, C>>],
     ) {
         let first = self.first_slot[l];
-        self.index[first..first + positions.len()].copy_from_slice(positions);
+        for (x, &(i, _)) in self.index[first..first + level.len()].iter_mut().zip(level) {
+            *x = i;
+        }
         let chain_first = self.chain_slot.get(l).copied().unwrap_or(0);
         for (p, ring) in self.passes.iter_mut().enumerate() {
             let mut k = first;
             let pool = &mut ring.pools[l % DEPTH];
             pool.clear();
             let mut at = chain_first;
-            for (t, chains) in tasks.iter().zip(chains) {
-                let c = &t[p];
+            let plays = &mut ring.plays[l % 2];
+            plays.clear();
+            for slot in slots {
+                let c = &slot.out[p];
                 for (&v, &s) in c.means.iter().zip(&c.stored) {
                     ring.value[k] = v;
                     ring.stored[k] = Stored {
@@ -502,8 +600,9 @@ impl<P: Prob, C: ChainSlots> Ring<P, C> {
                     k += 1;
                 }
                 pool.extend_from_slice(&c.probs);
+                plays.extend_from_slice(&c.succ);
                 // A pass of given plays keeps no chains.
-                let chains = &chains[p];
+                let chains = &slot.chains[p];
                 if !chains.is_empty() {
                     ring.chains[at..at + chains.len()].copy_from_slice(chains);
                     at += chains.len();
@@ -541,12 +640,8 @@ struct Moves {
 }
 
 impl<P: Prob, C: ChainSlots> Task<'_, P, C> {
-    fn run(
-        &self,
-        positions: &[(u32, Counts)],
-        out: &mut [Chunk<P>; MAX_PASSES],
-        chains: &mut [Vec<C>; MAX_PASSES],
-    ) {
+    fn run(&self, positions: &[(u32, Counts)], slot: &mut Slot<P, C>) {
+        let (out, chains) = (&mut slot.out, &mut slot.chains);
         let passes = self.passes;
         for (c, chains) in out.iter_mut().zip(chains.iter_mut()) {
             c.means.clear();
@@ -1016,22 +1111,15 @@ impl OneSided {
     }
 
     /// Solves the table on CPU threads, calling `progress` with the positions done by each
-    /// level of each pass.
-    ///
-    /// All of it runs on a rayon worker: a pass is some 90 levels, most of them small, and a
-    /// parallel loop started from outside the pool wakes a worker and sleeps for every one
-    /// (median of 100 builds of 15x6 with gammons, three runs each: 66.8-68.4 ms from outside,
-    /// 52.9-57.2 ms on a worker). With gammons the two passes are one sweep.
+    /// level of each pass. With gammons the two passes are one sweep.
     pub fn build_cpu(space: Space, gammon: bool, progress: &dyn Progress) -> OneSided {
-        rayon::scope(|_| {
-            let mut passes = vec![exact_pass(1, Plays::Best, false)];
-            if has_first_off(&space, gammon) {
-                passes.push(exact_pass(space.checkers, Plays::Best, false));
-            }
-            let mut done = Collected::sweep(&space, &passes, progress).into_iter();
-            let off = done.next().expect("a pass per pass");
-            OneSided::from_passes(space, off, done.next())
-        })
+        let mut passes = vec![exact_pass(1, Plays::Best, false)];
+        if has_first_off(&space, gammon) {
+            passes.push(exact_pass(space.checkers, Plays::Best, false));
+        }
+        let mut done = Collected::sweep(&space, &passes, progress).into_iter();
+        let off = done.next().expect("a pass per pass");
+        OneSided::from_passes(space, off, done.next())
     }
 
     /// Solves the table with `solver` for the plays ([`CpuPlays`], or the GPU's), one pass
@@ -1044,21 +1132,19 @@ impl OneSided {
         progress: &dyn Progress,
         solver: &mut dyn PlaySolver,
     ) -> anyhow::Result<OneSided> {
-        rayon::scope(move |_| {
-            let levels = Levels::new(&space);
-            let mut pass = |below| -> anyhow::Result<Collected> {
-                let policy = solver.policy(&space, &levels, below)?;
-                let pass = exact_pass(below, Plays::Given(&policy), false);
-                Ok(Collected::sweep(&space, &[pass], progress).remove(0))
-            };
-            let off = pass(1)?;
-            let first_off = if has_first_off(&space, gammon) {
-                Some(pass(space.checkers)?)
-            } else {
-                None
-            };
-            Ok(OneSided::from_passes(space, off, first_off))
-        })
+        let levels = Levels::new(&space);
+        let mut pass = |below| -> anyhow::Result<Collected> {
+            let policy = solver.policy(&space, &levels, below)?;
+            let pass = exact_pass(below, Plays::Given(&policy), false);
+            Ok(Collected::sweep(&space, &[pass], progress).remove(0))
+        };
+        let off = pass(1)?;
+        let first_off = if has_first_off(&space, gammon) {
+            Some(pass(space.checkers)?)
+        } else {
+            None
+        };
+        Ok(OneSided::from_passes(space, off, first_off))
     }
 
     /// The table from its passes: bearing off all checkers and, with 15, the first one.

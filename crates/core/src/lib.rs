@@ -1,10 +1,11 @@
 //! rollsim's foundations, shared by every game and knowing none: counter-based random streams
 //! (Philox4x32-10), files written atomically and inputs read with checks, memory sizing and
-//! large allocations, progress, and board text.
+//! large allocations, teams of threads in lock step, progress, and board text.
 
 pub mod container;
 pub mod device;
 pub mod files;
+pub mod lockstep;
 pub mod memory;
 pub mod progress;
 pub mod rng;
