@@ -5,6 +5,7 @@
 use rollsim_core::progress::Progress;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use super::columns::{Cell, CellKind, Cubeful, Cubeless, Fixed, Moves, Recurrence, sweep};
@@ -79,28 +80,47 @@ pub fn build_two_sided(
         .ok()
         .and_then(|v| v.parse().ok());
     let mut checkpoints = 0;
-    for (section, cell) in plan.passes() {
-        let first = match resumed {
-            Some(p) if p.section > section => {
-                opts.progress.inc(moves.n as u64 * moves.n as u64);
-                continue;
-            }
-            Some(p) if p.section == section => p.levels_done,
-            _ => 0,
-        };
-        let mut pass = Pass {
-            moves: &moves,
-            partial: &partial,
-            section,
-            first,
-            progress: opts.progress,
-            every: opts.checkpoint_every,
-            last: Instant::now(),
-            checkpoints: &mut checkpoints,
-            kill_after,
-        };
-        sweeper.sweep(&mut pass, cell)?;
-    }
+    std::thread::scope(|scope| -> anyhow::Result<()> {
+        // The written pages are released level by level on a thread of their own: the call
+        // blocks while it queues them for write-back (12x6: 73 calls, 12 ms median, 1.5 s of a
+        // 22 s build, with every sweeping thread waiting for the level's end).
+        let (release, requests) = mpsc::channel::<()>();
+        let partial = &partial;
+        let releaser = std::thread::Builder::new()
+            .name("rollsim-release".into())
+            .spawn_scoped(scope, move || {
+                while requests.recv().is_ok() {
+                    while requests.try_recv().is_ok() {}
+                    partial.release_written();
+                }
+            });
+        // Without the thread, `send` fails and the pass releases them itself.
+        drop(releaser);
+        for (section, cell) in plan.passes() {
+            let first = match resumed {
+                Some(p) if p.section > section => {
+                    opts.progress.inc(moves.n as u64 * moves.n as u64);
+                    continue;
+                }
+                Some(p) if p.section == section => p.levels_done,
+                _ => 0,
+            };
+            let mut pass = Pass {
+                moves: &moves,
+                partial,
+                section,
+                first,
+                progress: opts.progress,
+                every: opts.checkpoint_every,
+                last: Instant::now(),
+                checkpoints: &mut checkpoints,
+                kill_after,
+                release: &release,
+            };
+            sweeper.sweep(&mut pass, cell)?;
+        }
+        Ok(())
+    })?;
     partial.finish(opts.durable)?;
     Ok(())
 }
@@ -117,6 +137,8 @@ pub struct Pass<'a> {
     last: Instant,
     checkpoints: &'a mut u32,
     kill_after: Option<u32>,
+    /// Asks for the pages written so far to be released (see [`Partial::release_written`]).
+    release: &'a mpsc::Sender<()>,
 }
 
 impl Pass<'_> {
@@ -125,6 +147,9 @@ impl Pass<'_> {
         let n = self.moves.n;
         self.progress
             .inc((self.moves.levels[level].len() * n) as u64);
+        if self.release.send(()).is_err() {
+            self.partial.release_written();
+        }
         if self.last.elapsed() >= self.every {
             self.partial.checkpoint(Reached {
                 section: self.section,

@@ -768,6 +768,21 @@ impl Partial {
         (section as u64 * self.layout.n() + u64::from(them)) as usize
     }
 
+    /// Starts writing the columns written so far to disk and lets the system drop the pages
+    /// already on disk from its cache.
+    pub fn release_written(&self) {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            // SAFETY: a plain system call on an open descriptor; (0, 0) is the whole file.
+            // DONTNEED queues dirty pages for write-back and drops the clean ones; a failure
+            // only leaves them cached.
+            unsafe {
+                libc::posix_fadvise(self.file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
+            }
+        }
+    }
+
     /// Makes every column written so far durable, then records `reached` (written atomically),
     /// so that a build killed after this resumes from here.
     pub fn checkpoint(&self, reached: Reached) -> io::Result<()> {
