@@ -891,12 +891,13 @@ fn solve_position<const K: usize, R: Recurrence<K>, C: Cell>(
             }
         } else {
             for j in 0..K {
-                let mut sum = 0.0;
+                let (mut sum, mut r) = (0.0, 0);
                 #[allow(clippy::needless_range_loop)]
                 for a in 0..6 {
                     for b in a..6 {
-                        let w = if a == b { 1.0 } else { 2.0 };
-                        sum += w * roll_value(&pair, &double, j, a, b).raw();
+                        sum +=
+                            f64::from(Roll::WEIGHTS[r]) * roll_value(&pair, &double, j, a, b).raw();
+                        r += 1;
                     }
                 }
                 column[j * n + u] = C::store(R::OFFSET + sum / 36.0 * C::Work::UNIT, range);

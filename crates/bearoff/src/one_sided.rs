@@ -542,6 +542,7 @@ struct Slot<P, C> {
     out: [Chunk<P>; MAX_PASSES],
     chains: [Vec<C>; MAX_PASSES],
 }
+
 /// The sweep's state for the levels below the current one, by ring slot (see
 /// [`Window::ring_slots`]).
 struct Ring<P, C> {
