@@ -7,12 +7,12 @@
 //! borrowed a pool's threads could wait forever for a thread that waits itself for another
 //! team (two teams started at once from the same pool).
 //!
-//! Where the process may run on at least as many CPUs as the team has members, each member is
-//! pinned to a CPU of its own for the team's life (the leader gets its own affinity back at the
-//! end). Two spinning members on one CPU take turns: the scheduler sometimes placed a new
+//! A team with a member for each CPU the process may run on (rayon's default) pins each member
+//! to a CPU of its own for the team's life (the leader gets its own affinity back at the end). Two spinning members on one CPU take turns: the scheduler sometimes placed a new
 //! member beside the leader and took some 15-40 ms to move it, and a 15x6 one-sided sweep then
 //! had its two members on one CPU for up to 39 of its 91 levels and took 0.053-0.072 s
-//! instead of 0.037-0.046 s (`results/one-sided-colocation.txt`).
+//! instead of 0.037-0.046 s (`results/one-sided-colocation.txt`). A smaller team is not
+//! pinned: teams of several processes would all be pinned to the same first CPUs.
 
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
@@ -191,8 +191,7 @@ mod affinity {
     }
 
     impl Cpus {
-        /// CPUs for a team of `members`, if the calling thread may run on that many (a team
-        /// with more members than CPUs is not pinned: its members must share).
+        /// CPUs for a team of `members`, if the calling thread may run on exactly that many.
         #[cfg(target_os = "linux")]
         pub fn for_team(members: usize) -> Option<Cpus> {
             if members < 2 {
@@ -202,7 +201,6 @@ mod affinity {
             let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
                 // SAFETY: every index is under the set's size.
                 .filter(|&c| unsafe { libc::CPU_ISSET(c, &allowed) })
-                .take(members)
                 .collect();
             (cpus.len() == members).then_some(Cpus { cpus })
         }
@@ -267,11 +265,11 @@ mod tests {
 
     #[cfg(target_os = "linux")]
     #[test]
-    fn members_run_on_cpus_of_their_own_and_the_leader_gets_its_affinity_back() {
+    fn a_team_for_every_cpu_is_pinned_one_a_cpu_and_the_leader_gets_its_affinity_back() {
         let before = affinity::current().expect("the thread's affinity");
         // SAFETY: CPU_COUNT and CPU_EQUAL read whole cpu_set_t values; sched_getcpu takes
         // nothing.
-        let members = (unsafe { libc::CPU_COUNT(&before) } as usize).min(4);
+        let members = unsafe { libc::CPU_COUNT(&before) } as usize;
         let cpus: Vec<AtomicUsize> = (0..members).map(|_| AtomicUsize::new(usize::MAX)).collect();
         let size = run(members, |team| {
             let mine = unsafe { libc::sched_getcpu() };
@@ -288,6 +286,14 @@ mod tests {
         assert_eq!(cpus.len(), size, "each member on a CPU of its own");
         let after = affinity::current().expect("the thread's affinity");
         assert!(unsafe { libc::CPU_EQUAL(&before, &after) });
+        // A team smaller than the CPUs is left to the scheduler.
+        if members > 2 {
+            let unpinned = run(members - 1, |_| {
+                let mine = affinity::current().expect("the thread's affinity");
+                unsafe { libc::CPU_EQUAL(&before, &mine) }
+            });
+            assert!(unpinned, "a smaller team is not pinned");
+        }
     }
 
     #[test]
