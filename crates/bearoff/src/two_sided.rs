@@ -16,7 +16,7 @@ use super::columns::Real;
 #[cfg(test)]
 use super::moves::{Roll, Unranked};
 #[cfg(test)]
-use super::one_sided::{Levels, MIN_TASK};
+use super::one_sided::Levels;
 use super::position::Space;
 #[cfg(test)]
 use rollsim_core::memory::huge_filled;
@@ -155,7 +155,8 @@ fn sweep_levels<const K: usize, V: Values<K>>(
         let pairs = level_pairs(&levels, total);
         let done: Vec<([f64; K], Chains<K>)> = pairs
             .par_iter()
-            .with_min_len(MIN_TASK)
+            // Pairs of about a microsecond each: tasks of 64 at least.
+            .with_min_len(64)
             .map(|&(us, them)| solve_pair::<K, V>(n, &moves, &values, &chains, us, them))
             .collect();
         for (&(us, them), (v, c)) in pairs.iter().zip(done) {
