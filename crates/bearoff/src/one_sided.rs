@@ -325,8 +325,9 @@ pub type LevelSink<'s, P, E> = dyn FnMut(&[Level<P>]) -> Result<(), E> + Send + 
 /// fewer than `terminal_below` checkers (1: all off; 15: the first checker off), and the
 /// distribution of the number of rolls under those plays, level by level in pip count. A
 /// terminal position's successors are itself. `sink` gets each level in order, one
-/// [`Level`] a pass, on the calling thread while the next level is solved; only the last 24 levels are kept, so memory is about a third of the
-/// table's positions for 15x6 and half for 15x10 (`sweep_bytes`). Entries for `rolls` or more
+/// [`Level`] a pass, on the calling thread while the next level is solved; only the last 24
+/// levels are kept, so memory is about a third of the table's positions for 15x6 and half for
+/// 15x10 (`sweep_bytes`). Entries for `rolls` or more
 /// rolls are not computed: they never change fewer rolls' (gnubg keeps 32).
 ///
 /// Plays are found through chains: per position and die d, the best position k = 1, 2, 3
