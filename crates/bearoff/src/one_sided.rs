@@ -414,11 +414,10 @@ fn sweep_with<P: Prob, E: Send, C: ChainSlots>(
             at = len.min(at + size);
             st.bounds.push(at);
         }
-        st.count = st.bounds.len() - 1;
         // The tasks' buffers are kept from level to level: allocating them per level left
         // 30 MB of freed, fragmented heap in the peak RSS of 15x10.
-        if st.slots.len() < st.count {
-            st.slots.resize_with(st.count, Default::default);
+        if st.slots.len() < st.count() {
+            st.slots.resize_with(st.count(), Default::default);
         }
         claimed.store(0, Ordering::Relaxed);
     };
@@ -484,7 +483,7 @@ fn sweep_with<P: Prob, E: Send, C: ChainSlots>(
                 };
                 loop {
                     let k = claimed.fetch_add(1, Ordering::Relaxed);
-                    if k >= st.count {
+                    if k >= st.count() {
                         break;
                     }
                     let range = st.bounds[k]..st.bounds[k + 1];
@@ -502,7 +501,7 @@ fn sweep_with<P: Prob, E: Send, C: ChainSlots>(
                 let mut st = write(&state);
                 let st = &mut *st;
                 let mut ring = write(&ring);
-                let slots: Vec<_> = st.slots[..st.count].iter().map(read).collect();
+                let slots: Vec<_> = st.slots[..st.count()].iter().map(read).collect();
                 ring.keep(l, &st.level, &slots);
                 drop(slots);
                 if l < last {
@@ -541,16 +540,21 @@ struct LevelState<P, C> {
     level: Vec<(u32, Counts)>,
     /// Task k's positions are `level[bounds[k]..bounds[k + 1]]`.
     bounds: Vec<usize>,
-    count: usize,
     slots: Vec<RwLock<Slot<P, C>>>,
+}
+
+impl<P, C> LevelState<P, C> {
+    /// How many tasks the level has.
+    fn count(&self) -> usize {
+        self.bounds.len() - 1
+    }
 }
 
 impl<P, C> Default for LevelState<P, C> {
     fn default() -> Self {
         LevelState {
             level: Vec::new(),
-            bounds: Vec::new(),
-            count: 0,
+            bounds: vec![0],
             slots: Vec::new(),
         }
     }

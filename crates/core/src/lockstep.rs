@@ -289,11 +289,19 @@ mod tests {
         assert!(unsafe { libc::CPU_EQUAL(&before, &after) });
         // A team smaller than the CPUs is left to the scheduler.
         if members > 2 {
-            let unpinned = run(members - 1, |_| {
+            let pinned = AtomicUsize::new(0);
+            run(members - 1, |team| {
                 let mine = affinity::current().expect("the thread's affinity");
-                unsafe { libc::CPU_EQUAL(&before, &mine) }
+                if !unsafe { libc::CPU_EQUAL(&before, &mine) } {
+                    pinned.fetch_add(1, Ordering::Relaxed);
+                }
+                team.sync();
             });
-            assert!(unpinned, "a smaller team is not pinned");
+            assert_eq!(
+                pinned.into_inner(),
+                0,
+                "no member of a smaller team is pinned"
+            );
         }
     }
 
