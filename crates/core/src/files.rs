@@ -1,13 +1,25 @@
-//! Files as every rollsim format writes them: atomically, and with a CRC-32 of their contents;
-//! and the input files a user names, checked before they are read.
+//! Files as every rollsim format writes them: atomically, under a lock, never through a link or
+//! onto a file that is not ours; with a CRC-32 of their contents; and the input files a user
+//! names, checked before they are read.
+//!
+//! The rules every writer follows, here once:
+//! - an output that exists must be a regular file, or a symlink to one, whose target is then
+//!   written (the link stays); a FIFO, a device, a directory, standard output or a link to any
+//!   of them is refused before any work ([`output_target`]);
+//! - the files rollsim makes beside an output (locks, partials, temporaries) are opened with
+//!   `O_NOFOLLOW`, created with `O_EXCL`, and must be regular files with one link
+//!   ([`open_owned`]): a symlink or hard link planted there is refused, never written through;
+//! - names beside an output are built from its bytes, not its lossy text ([`sibling`]).
 
+use std::ffi::OsString;
 use std::fs::{self, File};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// An input file the user named that cannot be used: missing, unreadable, not a regular file,
-/// too large, or not text. The command line reports every such file as bad input (exit 2).
+/// too large, or not text; or an output that cannot be written where it is named. The command
+/// line reports every such file as bad input (exit 2).
 #[derive(Debug, thiserror::Error)]
 #[error("{}: {reason}", path.display())]
 pub struct InputFileError {
@@ -24,9 +36,120 @@ impl InputFileError {
     }
 }
 
+/// What a file system entry is, in the words messages use.
+pub fn kind_of(t: fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_file() {
+        "a regular file"
+    } else if t.is_dir() {
+        "a directory"
+    } else if t.is_symlink() {
+        "a symlink"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Whether `path` names this process's standard output: `-`, `/dev/stdout` or a descriptor's
+/// path, `/dev/fd/1`, `/proc/self/fd/1`.
+pub fn is_stdout(path: &Path) -> bool {
+    path == Path::new("-")
+        || ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
+            .iter()
+            .any(|p| path == Path::new(p))
+}
+
+/// Whether following the symlink `path` passes through a file descriptor's magic link
+/// (`/proc/…/fd/N`, `/dev/fd/N`): what it reaches is whatever that descriptor is now.
+fn links_to_descriptor(path: &Path) -> bool {
+    let mut at = path.to_path_buf();
+    for _ in 0..40 {
+        let Ok(next) = fs::read_link(&at) else {
+            return false;
+        };
+        let next = parent_dir(&at).join(next);
+        let s = next.to_string_lossy();
+        if s.starts_with("/dev/fd/") || (s.starts_with("/proc/") && s.contains("/fd/")) {
+            return true;
+        }
+        at = next;
+    }
+    false
+}
+
+/// Where a write of the output `path` goes: `path` itself when it is missing or a regular
+/// file; the target of a symlink to a regular file (so the link stays a link). Anything else
+/// that exists there is refused, naming what it is.
+pub fn output_target(path: &Path) -> Result<PathBuf, InputFileError> {
+    let refuse = |what: &str| {
+        Err(InputFileError::new(
+            path,
+            format!(
+                "{what}, not a regular file; rollsim replaces only regular files, so give a file name"
+            ),
+        ))
+    };
+    if is_stdout(path) {
+        return Err(InputFileError::new(
+            path,
+            "standard output; this file is written under a temporary name and renamed into \
+             place, so give a file name",
+        ));
+    }
+    let meta = match fs::symlink_metadata(path) {
+        Ok(m) => m,
+        // Below a file: `check_output` names that file.
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(path.to_path_buf());
+        }
+        Err(e) => return Err(InputFileError::new(path, e)),
+    };
+    let t = meta.file_type();
+    if t.is_file() {
+        return Ok(path.to_path_buf());
+    }
+    if t.is_dir() {
+        return Err(InputFileError::new(path, "a directory; give a file name"));
+    }
+    if !t.is_symlink() {
+        return refuse(kind_of(t));
+    }
+    if links_to_descriptor(path) {
+        return refuse("a symlink to a file descriptor (such as standard output)");
+    }
+    match fs::metadata(path) {
+        Ok(m) if m.is_file() => fs::canonicalize(path).map_err(|e| InputFileError::new(path, e)),
+        Ok(m) => refuse(&format!("a symlink to {}", kind_of(m.file_type()))),
+        Err(_) => refuse(&format!(
+            "a symlink to nothing ({})",
+            fs::read_link(path).unwrap_or_default().display()
+        )),
+    }
+}
+
 /// Opens an input file: a regular file (not a directory, nor a device or pipe that may never
 /// end, such as `/dev/zero`) of at most `max` bytes, checked before anything is read. Returns
-/// it and its size.
+/// it and its size. The one way rollsim opens a file the user named for reading.
 pub fn open_input(path: &Path, max: u64) -> Result<(File, u64), InputFileError> {
     let err = |e: io::Error| InputFileError::new(path, e);
     let meta = fs::metadata(path).map_err(err)?;
@@ -34,7 +157,10 @@ pub fn open_input(path: &Path, max: u64) -> Result<(File, u64), InputFileError> 
         return Err(InputFileError::new(path, "a directory, not a file"));
     }
     if !meta.is_file() {
-        return Err(InputFileError::new(path, "not a regular file"));
+        return Err(InputFileError::new(
+            path,
+            format!("{}, not a regular file", kind_of(meta.file_type())),
+        ));
     }
     if meta.len() > max {
         return Err(InputFileError::new(
@@ -45,13 +171,27 @@ pub fn open_input(path: &Path, max: u64) -> Result<(File, u64), InputFileError> 
             ),
         ));
     }
-    Ok((File::open(path).map_err(err)?, meta.len()))
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    // Non-blocking: a FIFO swapped in after the check above does not wait for a writer (a
+    // regular file's reads ignore the flag).
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path).map_err(err)?;
+    let meta = file.metadata().map_err(err)?;
+    if !meta.is_file() {
+        return Err(InputFileError::new(
+            path,
+            format!("{}, not a regular file", kind_of(meta.file_type())),
+        ));
+    }
+    Ok((file, meta.len()))
 }
 
 /// Reads a whole input file (see [`open_input`]).
 pub fn read_input(path: &Path, max: u64) -> Result<Vec<u8>, InputFileError> {
     let (file, size) = open_input(path, max)?;
-    let mut bytes = Vec::with_capacity(size as usize);
+    let mut bytes = Vec::with_capacity(size.min(max) as usize);
     // `take`: a file that grows while it is read still stops at the limit.
     file.take(max)
         .read_to_end(&mut bytes)
@@ -72,66 +212,241 @@ pub fn read_input_text(path: &Path, max: u64) -> Result<String, InputFileError> 
     })
 }
 
+/// Whether two paths name one file (its device and inode, through any links); false when
+/// either does not exist.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (fs::metadata(a), fs::metadata(b)) {
+            (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
+    }
+}
+
+/// Refuses an output that is one of the command's inputs, under whatever name: writing it
+/// would destroy what is being read.
+pub fn check_not_an_input(out: &Path, inputs: &[&Path]) -> Result<(), InputFileError> {
+    match inputs.iter().find(|i| same_file(out, i)) {
+        Some(i) => Err(InputFileError::new(
+            out,
+            format!(
+                "is also an input ({}); give another output file",
+                i.display()
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// How [`open_owned`] may find the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Create {
+    /// It must not exist yet (`O_EXCL`).
+    New,
+    /// It must exist.
+    Existing,
+    /// Either.
+    IfMissing,
+}
+
+/// Opens a file rollsim keeps beside an output (a lock, a partial table, a checkpoint) for
+/// reading and writing, without following a symlink (`O_NOFOLLOW`), and checks that it is a
+/// regular file with one link: anything planted there is refused, naming what it is.
+pub fn open_owned(path: &Path, create: Create) -> Result<File, InputFileError> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true).write(true);
+    match create {
+        Create::New => options.create_new(true),
+        Create::Existing => &mut options,
+        Create::IfMissing => options.create(true),
+    };
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        libc::O_NOFOLLOW | libc::O_NONBLOCK,
+    );
+    let planted = |what: &str| {
+        InputFileError::new(
+            path,
+            format!(
+                "{what} where rollsim keeps its own file; it was not made by rollsim and is \
+                 not written through: remove it, or give another output"
+            ),
+        )
+    };
+    let file = options.open(path).map_err(|e| {
+        match fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_symlink() => return planted("a symlink"),
+            Ok(m) if !m.is_file() => return planted(kind_of(m.file_type())),
+            _ => {}
+        }
+        InputFileError::new(path, e)
+    })?;
+    let meta = file.metadata().map_err(|e| InputFileError::new(path, e))?;
+    if !meta.is_file() {
+        return Err(planted(kind_of(meta.file_type())));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if meta.nlink() != 1 {
+            return Err(planted(&format!("a file with {} hard links", meta.nlink())));
+        }
+    }
+    Ok(file)
+}
+
+/// The path of a file beside `path`: its name between `prefix` and `suffix`, built from the
+/// name's bytes, so that two outputs whose names are not UTF-8 never share one.
+pub fn sibling(path: &Path, prefix: &str, suffix: &str) -> io::Result<PathBuf> {
+    let (name, dir) = name_and_dir(path)?;
+    let mut s = OsString::from(prefix);
+    s.push(name);
+    s.push(suffix);
+    Ok(dir.join(s))
+}
+
 /// An exclusive claim on writing a file, held until dropped, so that two processes (a retried
 /// job whose first try still runs, say) never write one file: a lock on `.NAME.lock` beside
-/// it, which holds the owner's pid. The lock file is left in place: removing it would let a
-/// third process lock a new one while a second still holds the old.
+/// the file the output resolves to ([`output_target`]), so that a symlink's two names take one
+/// lock, and on the file itself while it exists, so that two hard links do too. The lock file
+/// is left in place: removing it would let a third process lock a new one while a second still
+/// holds the old. Nothing is written into it.
 pub struct WriteLock {
-    _file: File,
+    files: Vec<File>,
+    target: PathBuf,
+}
+
+/// A file's device and inode, where the system has them.
+fn file_id(file: &File) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        file.metadata().ok().map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        None
+    }
+}
+
+impl WriteLock {
+    /// Where the output is written: the file a symlink named as the output points to.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// Also holds `file` (the output itself, opened after it was created) locked, unless it
+    /// is a file already held.
+    pub fn hold(&mut self, path: &Path, file: &File) -> Result<(), InputFileError> {
+        let id = |f: &File| file_id(f);
+        if id(file).is_some() && self.files.iter().any(|h| id(h) == id(file)) {
+            return Ok(());
+        }
+        let file = file.try_clone().map_err(|e| InputFileError::new(path, e))?;
+        try_lock(path, &file)?;
+        self.files.push(file);
+        Ok(())
+    }
 }
 
 /// Claims `path` for writing (see [`WriteLock`]), or says which process holds it.
 pub fn lock_for_writing(path: &Path) -> Result<WriteLock, InputFileError> {
-    let (name, dir) = name_and_dir(path).map_err(|e| InputFileError::new(path, e))?;
-    fs::create_dir_all(dir).map_err(|e| InputFileError::new(path, e))?;
-    let lock = dir.join(format!(".{}.lock", name.to_string_lossy()));
-    let mut file = fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&lock)
-        .map_err(|e| InputFileError::new(&lock, e))?;
+    let target = output_target(path)?;
+    let (_, dir) = name_and_dir(&target).map_err(|e| InputFileError::new(path, e))?;
+    fs::create_dir_all(dir).map_err(|e| InputFileError::new(dir, e))?;
+    let lock = sibling(&target, ".", ".lock").map_err(|e| InputFileError::new(path, e))?;
+    let file = open_owned(&lock, Create::IfMissing)?;
+    try_lock(path, &file)?;
+    let mut held = WriteLock {
+        files: vec![file],
+        target,
+    };
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    if let Ok(f) = options.open(&held.target)
+        && f.metadata().is_ok_and(|m| m.is_file())
+    {
+        held.hold(path, &f)?;
+    }
+    Ok(held)
+}
+
+/// Takes `file`'s lock for `path`, or says who holds it.
+fn try_lock(path: &Path, file: &File) -> Result<(), InputFileError> {
     match file.try_lock() {
-        Ok(()) => {
-            let pid = std::process::id().to_string();
-            // The pid is for the message of a process that finds the file locked.
-            let _ = file
-                .set_len(0)
-                .and_then(|()| file.write_all(pid.as_bytes()));
-            Ok(WriteLock { _file: file })
-        }
-        Err(fs::TryLockError::WouldBlock) => {
-            let mut pid = String::new();
-            let _ = file.read_to_string(&mut pid);
-            let pid = pid.trim();
-            Err(InputFileError::new(
-                path,
-                format!(
-                    "is being written by another process{}; wait for it to end, or give \
-                     another file",
-                    if pid.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" (pid {pid})")
-                    }
-                ),
-            ))
-        }
-        Err(fs::TryLockError::Error(e)) => Err(InputFileError::new(&lock, e)),
+        Ok(()) => Ok(()),
+        Err(fs::TryLockError::WouldBlock) => Err(InputFileError::new(
+            path,
+            format!(
+                "is being written by another process{}; wait for it to end, or give another \
+                 file",
+                lock_holder(file).map_or(String::new(), |(pid, name)| format!(
+                    " (pid {pid}{})",
+                    name.map_or(String::new(), |n| format!(", {n}"))
+                ))
+            ),
+        )),
+        Err(fs::TryLockError::Error(e)) => Err(InputFileError::new(path, e)),
     }
 }
 
-/// Checks, before any work, that an output file can go where it is named: not over a
-/// directory, not below a file, and in a directory that takes new files (a probe file is
-/// created there and removed). A missing directory is created when the file is written.
-pub fn check_output(path: &Path) -> Result<(), InputFileError> {
-    if path.is_dir() {
-        return Err(InputFileError::new(path, "a directory; give a file name"));
+/// The process holding a lock on `file`, as the kernel lists it in `/proc/locks`, with its
+/// command name: what is known, not what a lock file may once have said.
+fn lock_holder(file: &File) -> Option<(u32, Option<String>)> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let meta = file.metadata().ok()?;
+        let locks = fs::read_to_string("/proc/locks").ok()?;
+        let pid = holder_in(
+            &locks,
+            libc::major(meta.dev()),
+            libc::minor(meta.dev()),
+            meta.ino(),
+        )?;
+        let name = fs::read_to_string(format!("/proc/{pid}/comm"))
+            .ok()
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty());
+        Some((pid, name))
     }
-    let mut dir = parent_dir(path);
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = file;
+        None
+    }
+}
+
+/// The pid holding a lock on inode `ino` of device `major:minor` in `/proc/locks` text
+/// (`1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF`; waiters, marked `->`, are skipped).
+fn holder_in(locks: &str, major: u32, minor: u32, ino: u64) -> Option<u32> {
+    let id = format!("{major:02x}:{minor:02x}:{ino}");
+    locks.lines().filter(|l| !l.contains("->")).find_map(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let at = f.iter().position(|&x| x == id)?;
+        f.get(at.checked_sub(1)?)?.parse().ok()
+    })
+}
+
+/// Checks, before any work, that an output file can go where it is named: not over anything
+/// but a regular file ([`output_target`]), not below a file, and in a directory that takes
+/// new files (a probe file is created there and removed). A missing directory is created when
+/// the file is written. Returns where the output will be written.
+pub fn check_output(path: &Path) -> Result<PathBuf, InputFileError> {
+    let target = output_target(path)?;
+    let mut dir = parent_dir(&target).to_path_buf();
     loop {
-        match fs::metadata(dir) {
+        match fs::metadata(&dir) {
             Ok(m) if m.is_dir() => {
                 let probe = dir.join(format!(".rollsim-probe-{}", std::process::id()));
                 let made = fs::OpenOptions::new()
@@ -139,7 +454,7 @@ pub fn check_output(path: &Path) -> Result<(), InputFileError> {
                     .create_new(true)
                     .open(&probe);
                 let _ = fs::remove_file(&probe);
-                return made.map(drop).map_err(|e| {
+                return made.map(|_| target).map_err(|e| {
                     InputFileError::new(path, format!("cannot write in {}: {e}", dir.display()))
                 });
             }
@@ -150,19 +465,41 @@ pub fn check_output(path: &Path) -> Result<(), InputFileError> {
                 ));
             }
             Err(_) => match dir.parent().filter(|d| !d.as_os_str().is_empty()) {
-                Some(up) => dir = up,
-                None => return Ok(()),
+                Some(up) => dir = up.to_path_buf(),
+                None => return Ok(target),
             },
         }
     }
 }
 
-/// The temporary files of the atomic writes under way.
+/// Refuses to replace `path`, a file rollsim writes beside another output (a CSV, a chart),
+/// when something is there that rollsim did not write: a file that does not start with
+/// `signature`, the first bytes rollsim writes there, or anything not a regular file.
+pub fn check_side_file(path: &Path, signature: &[u8]) -> Result<(), InputFileError> {
+    let target = output_target(path)?;
+    let mut head = vec![0; signature.len()];
+    let found = match fs::File::open(&target) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(InputFileError::new(path, e)),
+        Ok(f) => f.take(signature.len() as u64).read_exact(&mut head).is_ok(),
+    };
+    match found && head == signature {
+        true => Ok(()),
+        false => Err(InputFileError::new(
+            path,
+            "exists and was not written by rollsim; rollsim writes this file beside its \
+             output and will not replace it: move it away, or give another output name",
+        )),
+    }
+}
+
+/// The files to remove if the process is interrupted: temporaries of atomic writes, partial
+/// outputs that no checkpoint makes worth keeping.
 static TEMPORARIES: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
 
-/// On Ctrl-C (SIGINT) or SIGTERM, removes the temporary files of the atomic writes under way,
-/// then ends the process as the signal would (exit 130 or 143). Call once, at the start of
-/// `main`. Checkpointed builds keep their `.partial` files, which are not temporaries.
+/// On Ctrl-C (SIGINT) or SIGTERM, removes the [`Temporary`] files under way, then ends the
+/// process as the signal would (exit 130 or 143). Call once, at the start of `main`.
+/// Checkpointed builds keep their `.partial` files, which are not temporaries.
 pub fn remove_temporaries_on_signal() {
     #[cfg(unix)]
     {
@@ -181,25 +518,67 @@ pub fn remove_temporaries_on_signal() {
     }
 }
 
-/// Removes the temporaries `.NAME.PID-K.tmp` of earlier writes of `name` in `dir` whose
-/// process is gone (killed with SIGKILL, or before this version cleaned up on signals).
-fn remove_stale_temporaries(dir: &Path, name: &str) {
-    let Ok(entries) = fs::read_dir(dir) else {
+/// A file that exists only while it is written: removed when dropped (an error, a panic) and
+/// when the process is interrupted, unless [`Temporary::keep`] says it became the output.
+pub struct Temporary {
+    path: PathBuf,
+    keep: bool,
+}
+
+impl Temporary {
+    /// Registers `path`, which the caller is about to create.
+    pub fn new(path: PathBuf) -> Temporary {
+        TEMPORARIES
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(path.clone());
+        Temporary { path, keep: false }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The file is kept (renamed into place, or left for a resume): not removed any more.
+    pub fn keep(mut self) {
+        self.keep = true;
+    }
+}
+
+impl Drop for Temporary {
+    fn drop(&mut self) {
+        let mut list = TEMPORARIES.lock().unwrap_or_else(|p| p.into_inner());
+        if !self.keep {
+            let _ = fs::remove_file(&self.path);
+        }
+        list.retain(|t| *t != self.path);
+    }
+}
+
+/// Removes the temporaries `.NAME.PID-K.tmp` of earlier writes of `target` whose process is
+/// gone (killed with SIGKILL, or before this version cleaned up on signals).
+fn remove_stale_temporaries(target: &Path) {
+    let (Ok((name, dir)), Ok(entries)) = (name_and_dir(target), fs::read_dir(parent_dir(target)))
+    else {
         return;
     };
-    let prefix = format!(".{name}.");
+    let _ = dir;
+    let mut prefix = b".".to_vec();
+    prefix.extend(name.as_encoded_bytes());
+    prefix.push(b'.');
     for e in entries.flatten() {
         let file = e.file_name();
         let Some(rest) = file
-            .to_str()
-            .and_then(|f| f.strip_prefix(&prefix))
-            .and_then(|f| f.strip_suffix(".tmp"))
+            .as_encoded_bytes()
+            .strip_prefix(&prefix[..])
+            .and_then(|f| f.strip_suffix(b".tmp"))
         else {
             continue;
         };
-        let Some(pid) = rest
-            .split_once('-')
-            .and_then(|(p, _)| p.parse::<u32>().ok())
+        let Some(pid) = std::str::from_utf8(rest)
+            .ok()
+            .and_then(|r| r.split_once('-'))
+            .and_then(|(p, k)| p.parse::<u32>().ok().filter(|_| k.parse::<u32>().is_ok()))
         else {
             continue;
         };
@@ -224,40 +603,37 @@ fn process_alive(pid: u32) -> bool {
 
 /// Writes `path` through `write` so that it is never seen half written: into a new temporary
 /// file beside it (its directory created if missing), flushed and synced, then renamed over
-/// `path` (and, on Unix, the directory synced). On error the temporary file is removed and
-/// `path` is untouched.
+/// `path` (and, on Unix, the directory synced). A symlink to a regular file has its target
+/// written; anything else but a regular file there is refused ([`output_target`]). On error
+/// the temporary file is removed and `path` is untouched.
 pub fn write_atomically<E: From<io::Error>>(
     path: &Path,
     write: impl FnOnce(&mut io::BufWriter<Writeback>) -> Result<(), E>,
 ) -> Result<(), E> {
     static SERIAL: AtomicU32 = AtomicU32::new(0);
-    let (name, dir) = name_and_dir(path)?;
+    let target = output_target(path).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    let (_, dir) = name_and_dir(&target)?;
     fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!(
-        ".{}.{}-{}.tmp",
-        name.to_string_lossy(),
-        std::process::id(),
-        SERIAL.fetch_add(1, Ordering::Relaxed)
-    ));
-    remove_stale_temporaries(dir, &name.to_string_lossy());
-    TEMPORARIES
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .push(tmp.clone());
-    let result = write_and_rename(&tmp, path, write);
-    TEMPORARIES
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .retain(|t| *t != tmp);
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    } else if cfg!(unix) {
+    let tmp = sibling(
+        &target,
+        ".",
+        &format!(
+            ".{}-{}.tmp",
+            std::process::id(),
+            SERIAL.fetch_add(1, Ordering::Relaxed)
+        ),
+    )?;
+    remove_stale_temporaries(&target);
+    let tmp = Temporary::new(tmp);
+    write_and_rename(tmp.path(), &target, write)?;
+    tmp.keep();
+    if cfg!(unix) {
         // Best effort: make the rename itself durable.
         if let Ok(d) = File::open(dir) {
             let _ = d.sync_all();
         }
     }
-    result
+    Ok(())
 }
 
 /// A file's name and the directory it goes in (`.` for a bare name); an error for a path that
@@ -284,7 +660,8 @@ fn write_and_rename<E: From<io::Error>>(
     path: &Path,
     write: impl FnOnce(&mut io::BufWriter<Writeback>) -> Result<(), E>,
 ) -> Result<(), E> {
-    let mut w = io::BufWriter::new(Writeback::new(File::create_new(tmp)?));
+    let file = open_owned(tmp, Create::New).map_err(io::Error::other)?;
+    let mut w = io::BufWriter::new(Writeback::new(file));
     write(&mut w)?;
     let file = w.into_inner().map_err(io::IntoInnerError::into_error)?.file;
     file.sync_all()?;
@@ -441,6 +818,172 @@ mod tests {
         let back = fs::read(&path).unwrap();
         assert_eq!(&back[..4], b"head");
         assert_eq!(&back[4..], &body[..]);
+    }
+
+    /// A FIFO at `path` (made with mkfifo(3)).
+    #[cfg(unix)]
+    fn fifo(path: &Path) {
+        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a plain system call on a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn outputs_that_are_not_regular_files_are_refused_and_links_are_written_through() {
+        use std::os::unix::fs::symlink;
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        let (pipe, real, link, dangling) = (d.join("p"), d.join("r"), d.join("l"), d.join("x"));
+        fifo(&pipe);
+        fs::write(&real, b"old").unwrap();
+        symlink(&real, &link).unwrap();
+        symlink(d.join("missing"), &dangling).unwrap();
+        symlink(&pipe, d.join("lp")).unwrap();
+        symlink("/proc/self/fd/1", d.join("fd")).unwrap();
+        let why = |p: &Path| output_target(p).unwrap_err().reason;
+        assert!(
+            why(&pipe).starts_with("a FIFO, not a regular file"),
+            "{}",
+            why(&pipe)
+        );
+        assert!(why(Path::new("/dev/null")).starts_with("a character device"));
+        assert!(why(&d.join("lp")).starts_with("a symlink to a FIFO"));
+        assert!(why(&dangling).starts_with("a symlink to nothing"));
+        assert!(why(&d.join("fd")).starts_with("a symlink to a file descriptor"));
+        assert!(why(Path::new("-")).starts_with("standard output"));
+        assert!(why(Path::new("/dev/stdout")).starts_with("standard output"));
+        assert!(why(d).starts_with("a directory"));
+        assert!(
+            check_output(&pipe).is_err()
+                && write_atomically(&pipe, |_| io::Result::Ok(())).is_err()
+        );
+        assert_eq!(
+            output_target(&link).unwrap(),
+            fs::canonicalize(&real).unwrap()
+        );
+        write_atomically(&link, |w| w.write_all(b"new")).unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "the link stays"
+        );
+        assert_eq!(fs::read(&real).unwrap(), b"new");
+        let still = fs::symlink_metadata(&pipe).unwrap().file_type();
+        assert!(std::os::unix::fs::FileTypeExt::is_fifo(&still));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn files_beside_an_output_are_never_written_through_links() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        let victim = d.join("victim");
+        fs::write(&victim, b"precious").unwrap();
+        std::os::unix::fs::symlink(&victim, d.join(".out.lock")).unwrap();
+        let e = lock_for_writing(&d.join("out")).err().unwrap();
+        assert!(e.reason.starts_with("a symlink where rollsim keeps"), "{e}");
+        fs::hard_link(&victim, d.join("hard")).unwrap();
+        let e = open_owned(&d.join("hard"), Create::IfMissing).unwrap_err();
+        assert!(e.reason.starts_with("a file with 2 hard links"), "{e}");
+        let e = open_owned(&victim, Create::New).unwrap_err();
+        assert!(e.to_string().contains("exists"), "{e}");
+        assert_eq!(fs::read(&victim).unwrap(), b"precious");
+    }
+
+    #[test]
+    fn one_file_under_two_names_takes_one_lock() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        let real = d.join("real.jsonl");
+        fs::write(&real, b"{}\n").unwrap();
+        let held = lock_for_writing(&real).unwrap();
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(&real, d.join("soft.jsonl")).unwrap();
+            let e = lock_for_writing(&d.join("soft.jsonl")).err().unwrap();
+            assert!(e.reason.contains("being written by another process"), "{e}");
+        }
+        fs::hard_link(&real, d.join("hard.jsonl")).unwrap();
+        let e = lock_for_writing(&d.join("hard.jsonl")).err().unwrap();
+        assert!(e.reason.contains("being written by another process"), "{e}");
+        #[cfg(target_os = "linux")]
+        assert!(
+            e.reason.contains(&format!("(pid {}", std::process::id())),
+            "the holder named from the kernel's list: {e}"
+        );
+        drop(held);
+        assert!(lock_for_writing(&d.join("hard.jsonl")).is_ok());
+    }
+
+    #[test]
+    fn lock_holders_are_read_from_the_kernels_list() {
+        let locks = "1: FLOCK  ADVISORY  WRITE 4242 fd:01:123456 0 EOF\n\
+                     1: -> FLOCK  ADVISORY  WRITE 77 fd:01:123456 0 EOF\n\
+                     2: POSIX  ADVISORY  READ 99 00:2f:77 0 EOF\n";
+        assert_eq!(holder_in(locks, 0xfd, 1, 123456), Some(4242));
+        assert_eq!(holder_in(locks, 0, 0x2f, 77), Some(99));
+        assert_eq!(holder_in(locks, 0xfd, 1, 12345), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn names_beside_outputs_keep_their_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        let a = Path::new(std::ffi::OsStr::from_bytes(b"d/t\xff.rsb"));
+        let b = Path::new(std::ffi::OsStr::from_bytes(b"d/t\xfe.rsb"));
+        assert_ne!(
+            sibling(a, ".", ".lock").unwrap(),
+            sibling(b, ".", ".lock").unwrap()
+        );
+        assert_eq!(
+            sibling(a, "", ".partial").unwrap().as_os_str().as_bytes(),
+            b"d/t\xff.rsb.partial"
+        );
+    }
+
+    #[test]
+    fn outputs_that_are_inputs_and_side_files_of_others_are_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        let (a, b, csv) = (d.join("a"), d.join("b"), d.join("a.csv"));
+        fs::write(&a, b"x").unwrap();
+        fs::hard_link(&a, &b).unwrap();
+        assert!(check_not_an_input(&b, &[&a]).is_err());
+        assert!(check_not_an_input(&d.join("c"), &[&a]).is_ok());
+        assert!(
+            check_side_file(&csv, b"rollouts,").is_ok(),
+            "missing: free to write"
+        );
+        fs::write(&csv, b"rollouts,games\n").unwrap();
+        assert!(check_side_file(&csv, b"rollouts,").is_ok(), "ours");
+        fs::write(&csv, b"my notes").unwrap();
+        assert!(check_side_file(&csv, b"rollouts,").is_err(), "not ours");
+    }
+
+    #[test]
+    fn temporaries_are_removed_unless_kept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (gone, kept) = (tmp.path().join("gone"), tmp.path().join("kept"));
+        for p in [&gone, &kept] {
+            fs::write(p, b"x").unwrap();
+        }
+        drop(Temporary::new(gone.clone()));
+        Temporary::new(kept.clone()).keep();
+        assert!(!gone.exists() && kept.exists());
+        assert!(TEMPORARIES.lock().unwrap().iter().all(|t| *t != kept));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn inputs_that_would_block_are_refused_at_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let p = tmp.path().join("fifo");
+        fifo(&p);
+        let e = open_input(&p, 10).err().unwrap();
+        assert!(e.reason.starts_with("a FIFO"), "{e}");
     }
 
     #[test]
