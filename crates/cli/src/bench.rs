@@ -19,7 +19,7 @@ use rollsim_bench::{
     Measurement, bearoff_build, mc_games, ntuple_lookups_cpu, ntuple_lookups_gpu, ntuple_training,
     puzzle_optimal, puzzle_solve_loop, random_playouts, rollouts, sample_boards, sample_roots,
 };
-use rollsim_core::files::{check_output, write_atomically};
+use rollsim_core::files::{check_output, check_side_file, write_atomically};
 use rollsim_gpu::{Backend, Gpu, GpuError};
 use rollsim_puzzle::pdb::Partition;
 
@@ -310,6 +310,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     }
     if let Some(path) = &a.out {
         check_output(path)?;
+        check_side_file(&beside(path, "csv"), CSV_SIGNATURE)?;
     }
     a.threads.init()?;
     let secs = a.seconds.unwrap_or(if a.quick { 1.0 } else { 5.0 });
@@ -486,6 +487,10 @@ fn print_table(r: &BenchReport) {
 
 /// The figures as CSV, one row per measurement, each with the machine description: under a
 /// bare header, text in quotes and numbers bare.
+/// The first bytes of every CSV `bench --out` writes: a CSV beside the record that does not
+/// start so was not written by rollsim, and is not replaced.
+const CSV_SIGNATURE: &[u8] = b"workload,backend,on,figure,";
+
 fn csv(r: &BenchReport) -> String {
     let (adapter, driver) = r
         .adapter

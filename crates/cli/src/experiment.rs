@@ -66,6 +66,7 @@ fn classify(e: anyhow::Error) -> anyhow::Error {
 
 pub fn experiment(a: ExperimentArgs) -> anyhow::Result<()> {
     if let Some(path) = &a.report {
+        experiment::check_csv(path)?;
         let file = read_results(path).map_err(classify)?;
         return report(path, &summarize(&file), a.output.json);
     }
@@ -77,6 +78,7 @@ pub fn experiment(a: ExperimentArgs) -> anyhow::Result<()> {
         ));
     };
     rollsim_core::files::check_output(out)?;
+    experiment::check_csv(out)?;
     let rollouts = parse_rollouts(rollouts).map_err(input_error)?;
     if games == 0 {
         return Err(input_error("--games must be at least 1"));

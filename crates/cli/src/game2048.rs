@@ -1,12 +1,13 @@
 //! `rollsim 2048 …`: play, train, eval, show.
 
+use rollsim_core::memory::check_memory;
 use rollsim_core::text::count;
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context;
-use rollsim_2048::replay::GameRecord;
+use rollsim_2048::replay::{GameRecord, next_line, parse_line};
 
 use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use serde::Serialize;
@@ -21,7 +22,7 @@ use rollsim_2048::play::{
     Candidate, Tally, best_candidate, evaluate_games, play_batch, play_expectimax_lockstep,
     play_greedy_lockstep,
 };
-use rollsim_2048::train::{BlockStats, TrainConfig, train};
+use rollsim_2048::train::{BlockStats, TrainConfig, new_network_weights, train, training_bytes};
 use rollsim_2048::{
     Board, Element, Game, Network, NetworkError, Objective, PlayConfig, Player, PlayerKind, Report,
 };
@@ -67,7 +68,8 @@ pub struct PlayArgs {
     #[arg(long, value_name = "TILE")]
     downgrade_at: Option<u32>,
     /// Write every game to FILE, one JSON line each (seed, game, score, largest tile, ending,
-    /// moves), for `2048 replay`. Written atomically when the batch ends.
+    /// moves), for `2048 replay`. Written atomically when the batch ends; `-` streams them to
+    /// standard output as they end, and the report to stderr.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
     /// Number of games (played in flight together).
@@ -233,6 +235,11 @@ fn parse_board(text: &str) -> anyhow::Result<Board> {
 
 /// Loads a network file named on the command line; any failure is bad input.
 fn load_network(path: &Path, flag: &str) -> anyhow::Result<Network> {
+    // The weights (and any TC state) are held as the file stores them.
+    if let Ok(m) = std::fs::metadata(path) {
+        check_memory(&format!("loading {flag} {}", path.display()), m.len())
+            .map_err(input_error)?;
+    }
     Network::load(path).map_err(|e: NetworkError| {
         input_error(format!("cannot load {flag} {}: {e}", path.display()))
     })
@@ -250,29 +257,39 @@ fn replay(a: ReplayArgs) -> anyhow::Result<()> {
     let named = || format!("--record file {}", a.file.display());
     let (file, _) = rollsim_core::files::open_input(&a.file, u64::MAX)?;
     let (mut games, mut moves) = (0u64, 0u64);
-    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.with_context(named)?;
-        if line.trim().is_empty() {
-            continue;
+    let mut reader = std::io::BufReader::new(file);
+    let mut line = Vec::new();
+    // Every way a line fails to be a record (foreign bytes, a byte-order mark, a line too long,
+    // bad JSON) is the file's fault: bad input, naming the line. Only reading it is an I/O error.
+    for n in 1.. {
+        let at_line = |e| input_error(format!("{}, line {n}: {e}", named()));
+        if !next_line(&mut reader, &mut line)
+            .with_context(named)?
+            .map_err(at_line)?
+        {
+            break;
         }
-        let r: GameRecord = serde_json::from_str(&line).map_err(|e| {
-            input_error(format!(
-                "{}, line {}: not a game record: {e}",
-                named(),
-                n + 1
-            ))
-        })?;
+        let Some(r) = parse_line(&line).map_err(at_line)? else {
+            continue;
+        };
         r.replay().map_err(|e| {
             input_error(format!(
-                "{}, line {} (seed {}, game {}): {e}",
+                "{}, line {n} (seed {}, game {}): {e}",
                 named(),
-                n + 1,
                 r.seed,
                 r.game
             ))
         })?;
         games += 1;
         moves += r.moves.len() as u64;
+    }
+    // Zero games replayed is no evidence of legal play: the file is not a record of games.
+    if games == 0 {
+        return Err(input_error(format!(
+            "{}: no game records (the file is empty or blank; `2048 play --record FILE` \
+             writes one JSON line a game)",
+            named()
+        )));
     }
     let report = ReplayReport {
         file: a.file.display().to_string(),
@@ -370,8 +387,16 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
         },
     };
     let seed = a.seed.unwrap_or_else(rand::random);
-    if let Some(path) = &a.record {
+    // `--record -` streams the records to standard output, and the report to stderr.
+    let record_to_stdout = a
+        .record
+        .as_deref()
+        .is_some_and(rollsim_core::files::is_stdout);
+    if let Some(path) = a.record.as_deref().filter(|_| !record_to_stdout) {
         rollsim_core::files::check_output(path)?;
+        if let Some(weights) = &a.weights {
+            rollsim_core::files::check_not_an_input(path, &[weights])?;
+        }
     }
     let config = PlayConfig {
         downgrade,
@@ -427,16 +452,25 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
         }
         anyhow::Ok(tally)
     };
+    let record = |g: &Game| GameRecord::of(config.player.kind(), seed, g).expect("moves logged");
     let tally = match &a.record {
         None => run_blocks(&mut |_| Ok(()))?,
+        Some(_) if record_to_stdout => {
+            let tally = run_blocks(&mut |games| {
+                for g in games {
+                    outln!("{}", serde_json::to_string(&record(g))?);
+                }
+                Ok(())
+            })?;
+            crate::output::report_to_stderr();
+            tally
+        }
         Some(path) => {
             let mut tally = None;
             rollsim_core::files::write_atomically(path, |w| -> anyhow::Result<()> {
                 tally = Some(run_blocks(&mut |games| {
                     for g in games {
-                        let r =
-                            GameRecord::of(config.player.kind(), seed, g).expect("moves logged");
-                        serde_json::to_writer(&mut *w, &r)?;
+                        serde_json::to_writer(&mut *w, &record(g))?;
                         w.write_all(b"\n")?;
                     }
                     Ok(())
@@ -835,6 +869,8 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
         )));
     }
     rollsim_core::files::check_output(&a.out)?;
+    // Held to the end: a second training into the same file would lose one run's games.
+    let _lock = rollsim_core::files::lock_for_writing(&a.out)?;
     if a.resume.is_none() && !a.force && a.out.exists() {
         return Err(input_error(format!(
             "--out {} already exists (an earlier training, or its checkpoint); continue it with \
@@ -842,9 +878,20 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
             a.out.display()
         )));
     }
+    let rate = if a.tc { Rate::Coherence } else { Rate::Fixed };
+    let plan = |weights: u64, need: u64| {
+        let tc = if a.tc { " and their TC state" } else { "" };
+        check_memory(&format!("training {weights} weights{tc}"), need).map_err(input_error)
+    };
     let mut net = match &a.resume {
         Some(path) => {
             let net = load_network(path, "--resume")?;
+            let stages = a.stages.len() as u64 + 1;
+            let weights = match a.stages.is_empty() {
+                true => net.len() as u64,
+                false => (net.stage_len() as u64).saturating_mul(stages),
+            };
+            plan(weights, training_bytes(Some(&net), weights, rate))?;
             if let Some(set) = a.tuples
                 && set.tuples() != net.tuples()
             {
@@ -871,6 +918,8 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
                 training: Vec::new(),
             };
             let tuples = a.tuples.unwrap_or(TupleSet::Standard).tuples();
+            let weights = new_network_weights(&tuples, a.stages.len() + 1);
+            plan(weights, training_bytes(None, weights, rate))?;
             Network::with_recipe(tuples, recipe).map_err(|e| input_error(format!("{e}")))?
         }
     };
@@ -887,7 +936,6 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
     };
     let seed = a.seed.unwrap_or_else(rand::random);
     let element = if a.f16 { Element::F16 } else { Element::F32 };
-    let rate = if a.tc { Rate::Coherence } else { Rate::Fixed };
     let restart_at = a
         .restart_at
         .map(|t| tile_flag("--restart-at", t))

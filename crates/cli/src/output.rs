@@ -14,8 +14,21 @@ use rollsim_core::progress::Progress;
 static CLOSED: AtomicBool = AtomicBool::new(false);
 static FAILED: Mutex<Option<io::Error>> = Mutex::new(None);
 
+/// Set once standard output carries a stream of data (`play --record -`): the report then
+/// goes to stderr, so that the stream stays parseable.
+static REPORT_TO_STDERR: AtomicBool = AtomicBool::new(false);
+
+/// Sends every later line to standard error (see `REPORT_TO_STDERR`).
+pub fn report_to_stderr() {
+    REPORT_TO_STDERR.store(true, Ordering::Relaxed);
+}
+
 /// Writes one line (what `outln!` formats) to standard output.
 pub fn line(args: fmt::Arguments) {
+    if REPORT_TO_STDERR.load(Ordering::Relaxed) {
+        eprintln!("{args}");
+        return;
+    }
     if CLOSED.load(Ordering::Relaxed) {
         return;
     }

@@ -29,6 +29,7 @@ const READERS: &[&[&str]] = &[
         "2048", "train", "--resume", "F", "--out", "OUT", "--games", "10",
     ],
     &["bench", "compare", "F", "F"],
+    &["2048", "replay", "F"],
 ];
 
 #[test]
@@ -141,10 +142,7 @@ fn merge_refuses_to_write_over_one_of_its_inputs() {
         String::from_utf8_lossy(&run.stderr)
     );
     let before = std::fs::read(&shard).unwrap();
-    assert_input_error(
-        &["2048", "merge", &shard, &shard],
-        "both the output and an input",
-    );
+    assert_input_error(&["2048", "merge", &shard, &shard], "is also an input");
     assert_eq!(std::fs::read(&shard).unwrap(), before);
 }
 
@@ -297,4 +295,274 @@ fn a_cpu_only_command_does_not_offer_the_gpu() {
     let help = rollsim(&["puzzle", "bench", "--help"]);
     let text = String::from_utf8_lossy(&help.stdout);
     assert!(text.contains("[possible values: auto, cpu]"), "{text}");
+}
+
+#[test]
+fn a_records_file_that_holds_no_games_is_bad_input() {
+    let dir = TempDir::new("replay");
+    let rec = dir.file("games.jsonl");
+    let played = rollsim(&[
+        "2048", "play", "--games", "1", "--seed", "3", "--record", &rec, "-q",
+    ]);
+    assert!(played.status.success());
+    let record = std::fs::read(&rec).unwrap();
+    let mut bom = "\u{feff}".as_bytes().to_vec();
+    bom.extend(&record);
+    let mut foreign_second = record.clone();
+    foreign_second.extend([0x80, 0xff, b'{', b'\n']);
+    for (name, bytes, says) in [
+        ("empty", Vec::new(), "no game records"),
+        ("blank", b"\n  \n".to_vec(), "no game records"),
+        ("binary", vec![0xff, 0xfe, 0x00, b'\n'], "line 1: not text"),
+        ("foreign", foreign_second, "line 2: not text"),
+        ("bom", bom, "line 1: starts with a byte-order mark"),
+        (
+            "no-newline",
+            vec![b'x'; (1 << 20) + 1],
+            "line 1: longer than",
+        ),
+    ] {
+        let file = dir.file(name);
+        std::fs::write(&file, bytes).unwrap();
+        let out = rollsim(&["2048", "replay", &file]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains(&file) && err.contains(says), "{name}: {err}");
+        assert!(out.stdout.is_empty(), "{name}: claimed a replay");
+    }
+}
+
+#[test]
+fn help_and_version_on_a_full_disk_are_failures() {
+    for args in [
+        &["--help"][..],
+        &["--version"],
+        &["help"],
+        &["2048", "play", "--help"],
+        &["bearoff", "-V"],
+    ] {
+        let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+            eprintln!("no /dev/full here");
+            return;
+        };
+        let out = rollsim_command()
+            .args(args)
+            .stdout(full)
+            .output()
+            .expect("run rollsim");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("writing standard output") && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+        // Where it can be written, help is a success.
+        let out = rollsim(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(!out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn an_unknown_wgpu_backend_is_named_with_the_accepted_ones() {
+    let dir = TempDir::new("wgpu-backend");
+    let out = dir.file("r.jsonl");
+    let commands: &[&[&str]] = &[
+        &["devices"],
+        &["devices", "--json"],
+        &[
+            "2048",
+            "play",
+            "--player",
+            "mc",
+            "--rollouts",
+            "1",
+            "--games",
+            "1",
+            "--backend",
+            "gpu",
+        ],
+        &[
+            "2048",
+            "play",
+            "--player",
+            "mc",
+            "--rollouts",
+            "1",
+            "--games",
+            "1",
+            "--backend",
+            "auto",
+        ],
+        &[
+            "2048",
+            "experiment",
+            "--out",
+            &out,
+            "--rollouts",
+            "1",
+            "--games",
+            "1",
+            "--seed",
+            "1",
+            "--backend",
+            "gpu",
+        ],
+    ];
+    for (value, names) in [
+        ("garbage", "unknown backend \"garbage\""),
+        ("vulkan,,gl", "an empty backend name"),
+    ] {
+        for args in commands {
+            let got = rollsim_command()
+                .args(*args)
+                .env("WGPU_BACKEND", value)
+                .output()
+                .expect("run rollsim");
+            let err = String::from_utf8_lossy(&got.stderr);
+            assert_eq!(got.status.code(), Some(2), "{value} {args:?}: {err}");
+            assert!(
+                err.contains(&format!("WGPU_BACKEND={value:?}"))
+                    && err.contains(names)
+                    && err.contains("vulkan (vk)")
+                    && err.contains("metal (mtl)")
+                    && !err.contains("apt-get"),
+                "{value} {args:?}: {err}"
+            );
+        }
+    }
+    // A command on CPU threads reads no GPU setting.
+    let cpu = rollsim_command()
+        .args(["2048", "play", "--games", "1", "--backend", "cpu", "-q"])
+        .env("WGPU_BACKEND", "garbage")
+        .output()
+        .expect("run rollsim");
+    assert!(cpu.status.success());
+}
+
+#[test]
+fn a_sub_table_beyond_the_table_says_how_many_checkers_it_holds() {
+    let dir = TempDir::new("extract-checkers");
+    let table = dir.file("t.rsb");
+    json(&[
+        "bearoff",
+        "build",
+        "--two-sided",
+        "--points",
+        "3",
+        "--checkers",
+        "2",
+        "--out",
+        &table,
+        "--json",
+        "-q",
+    ]);
+    let out = dir.file("sub.rsb");
+    for checkers in ["9", "3", "0"] {
+        for format in ["rollsim", "gnubg"] {
+            let args = [
+                "bearoff",
+                "extract",
+                &table,
+                "--checkers",
+                checkers,
+                "--format",
+                format,
+                "--out",
+                &out,
+            ];
+            let got = rollsim(&args);
+            let err = String::from_utf8_lossy(&got.stderr);
+            assert_eq!(got.status.code(), Some(2), "{args:?}: {err}");
+            assert!(
+                err.contains("holds at most 2 checkers")
+                    && err.contains(&format!("not {checkers}"))
+                    && !err.contains("inconsistent"),
+                "{args:?}: {err}"
+            );
+        }
+    }
+    assert!(!std::path::Path::new(&out).exists());
+}
+
+#[test]
+fn experiment_files_and_lists_name_the_line_and_the_field() {
+    let dir = TempDir::new("exp-lines");
+    let file = dir.file("r.jsonl");
+    let played = rollsim(&[
+        "2048",
+        "experiment",
+        "--out",
+        &file,
+        "--rollouts",
+        "1",
+        "--games",
+        "2",
+        "--seed",
+        "4",
+        "--backend",
+        "cpu",
+        "-q",
+    ]);
+    assert!(played.status.success());
+    let text = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3);
+    let v: serde_json::Value = serde_json::from_str(lines[1]).unwrap();
+    let tile = v["max_tile"].as_u64().unwrap();
+    let with_tile_3 = lines[1].replace(&format!("\"max_tile\":{tile}"), "\"max_tile\":3");
+    assert_ne!(with_tile_3, lines[1]);
+    for (name, body, says) in [
+        (
+            "blank",
+            format!("{}\n\n{}\n{}\n", lines[0], lines[1], lines[2]),
+            "line 2: a blank line",
+        ),
+        (
+            "bom",
+            format!("\u{feff}{text}"),
+            "line 1 (the header): a byte-order mark",
+        ),
+        (
+            "tile",
+            format!("{}\n{with_tile_3}\n{}\n", lines[0], lines[2]),
+            "line 2: field max_tile: 3 is not a tile",
+        ),
+    ] {
+        let bad = dir.file(name);
+        std::fs::write(&bad, body).unwrap();
+        assert_input_error(&["2048", "experiment", "--report", &bad], says);
+        assert_input_error(&["2048", "merge", &dir.file("merged"), &bad], says);
+    }
+    for list in ["1,,2", "1,2,", ",1", "+1"] {
+        assert_input_error(
+            &[
+                "2048",
+                "experiment",
+                "--out",
+                &dir.file("new.jsonl"),
+                "--rollouts",
+                list,
+                "--games",
+                "1",
+                "--seed",
+                "1",
+            ],
+            &format!("bad --rollouts {list:?}"),
+        );
+    }
+    assert!(!dir.path("new.jsonl").exists());
+}
+
+#[test]
+fn a_signed_hex_board_is_named_as_such() {
+    for (board, says) in [
+        ("+0x0000000000000021", "takes no sign"),
+        ("-0x0000000000000021", "takes no sign"),
+        ("hello", "neither a hex board"),
+        ("2", "the board has 1 cell,"),
+    ] {
+        // `--`: a board that starts with `-` is not an option.
+        assert_input_error(&["2048", "show", "--", board], says);
+    }
 }

@@ -106,14 +106,32 @@ impl<'de> Deserialize<'de> for Shard {
     }
 }
 
-/// Parses a rollout list such as `10,100,1000`: positive counts, at least one, no repeats.
+/// Parses a rollout list such as `10,100,1000`: positive counts, at least one, no repeats, and
+/// no empty items (`1,,2` or a trailing comma is a typo, not a list of two).
 pub fn parse_rollouts(s: &str) -> Result<Vec<u32>, ExperimentError> {
     let err = |why: String| ExperimentError(format!("bad --rollouts {s:?}: {why}"));
+    if s.trim().is_empty() {
+        return Err(err("the list is empty (give e.g. 10,100,1000)".into()));
+    }
     let mut list = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let n: u32 = part
-            .parse()
-            .map_err(|_| err(format!("{part:?} is not a rollout count")))?;
+    for (k, part) in s.split(',').map(str::trim).enumerate() {
+        if part.is_empty() {
+            return Err(err(format!(
+                "item {} is empty (a stray comma?); give counts separated by single commas, e.g. \
+                 10,100,1000",
+                k + 1
+            )));
+        }
+        // Digits only: `parse` would also take a sign.
+        let n: u32 = Some(part)
+            .filter(|p| p.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|p| p.parse().ok())
+            .ok_or_else(|| {
+                err(format!(
+                    "{part:?} is not a rollout count (a whole number from 1 to {})",
+                    u32::MAX
+                ))
+            })?;
         if n == 0 {
             return Err(err("rollout counts must be at least 1".into()));
         }
@@ -122,10 +140,68 @@ pub fn parse_rollouts(s: &str) -> Result<Vec<u32>, ExperimentError> {
         }
         list.push(n);
     }
-    if list.is_empty() {
-        return Err(err("the list is empty (give e.g. 10,100,1000)".into()));
-    }
     Ok(list)
+}
+
+/// A line of a results file as a JSON object, taken apart field by field so that a message
+/// names the field at fault (serde's own say only "at line 1 column 40").
+struct Fields(serde_json::Map<String, serde_json::Value>);
+
+impl Fields {
+    /// The object on `line`; `what` names what the line should be, for the message.
+    fn of(line: &str, what: &str) -> Result<Fields, String> {
+        match serde_json::from_str(line) {
+            Ok(serde_json::Value::Object(map)) => Ok(Fields(map)),
+            Ok(_) => Err(format!("not {what}: not a JSON object")),
+            Err(e) => Err(format!("not {what}: {e}")),
+        }
+    }
+
+    /// Field `name`, which must be there.
+    fn take<T: serde::de::DeserializeOwned>(&mut self, name: &str) -> Result<T, String> {
+        let v = self
+            .0
+            .remove(name)
+            .ok_or_else(|| format!("field {name} is missing"))?;
+        serde_json::from_value(v).map_err(|e| format!("field {name}: {e}"))
+    }
+
+    /// Field `name`, or `T`'s default when it is left out.
+    fn take_or_default<T: serde::de::DeserializeOwned + Default>(
+        &mut self,
+        name: &str,
+    ) -> Result<T, String> {
+        if self.0.contains_key(name) {
+            self.take(name)
+        } else {
+            Ok(T::default())
+        }
+    }
+
+    /// Every field taken: none is left that the line's kind does not have.
+    fn done(self) -> Result<(), String> {
+        match self.0.keys().next() {
+            Some(k) => Err(format!("unknown field {k:?}")),
+            None => Ok(()),
+        }
+    }
+}
+
+/// What is wrong with a line of a results file before its JSON is read: a byte-order mark
+/// (which some editors add, and serde reports as "expected value at line 1 column 1") or a
+/// blank line (serde: "EOF while parsing").
+fn line_shape(line: &str) -> Result<(), String> {
+    if line.starts_with('\u{feff}') {
+        return Err(
+            "a byte-order mark (U+FEFF) at its start, which JSON lines do not have; save the \
+             file as UTF-8 without one"
+                .into(),
+        );
+    }
+    if line.trim().is_empty() {
+        return Err("a blank line; a results file has one JSON object on every line".into());
+    }
+    Ok(())
 }
 
 /// The first line of a results file: what the games are.
@@ -162,6 +238,22 @@ impl Header {
             spending,
             shard,
         }
+    }
+
+    /// The header on a results file's first line, every field checked by name.
+    fn from_line(line: &str) -> Result<Header, String> {
+        let mut f = Fields::of(line, "an experiment header")?;
+        let h = Header {
+            format: f.take("format")?,
+            seed: f.take("seed")?,
+            objective: f.take("objective")?,
+            games: f.take("games")?,
+            rollouts: f.take("rollouts")?,
+            spending: f.take_or_default("spending")?,
+            shard: f.take("shard")?,
+        };
+        f.done()?;
+        Ok(h)
     }
 
     /// Checks the parameters themselves.
@@ -246,6 +338,92 @@ impl Record {
         }
     }
 
+    /// The record on a line of a results file, every field read and checked by name.
+    fn from_line(line: &str) -> Result<Record, String> {
+        let mut f = Fields::of(line, "a game record")?;
+        let r = Record {
+            n: f.take("n")?,
+            game: f.take("game")?,
+            score: f.take("score")?,
+            max_tile: f.take("max_tile")?,
+            moves: f.take("moves")?,
+            overflow: f.take("overflow")?,
+            rollouts: f.take_or_default("rollouts")?,
+            simulated_moves: f.take_or_default("simulated_moves")?,
+        };
+        f.done()?;
+        r.check()?;
+        Ok(r)
+    }
+
+    /// Checks that a game could have ended so: a game starts with two tiles and each move
+    /// spawns one, a 2 or a 4, so after `moves` moves the tiles sum to between 2 and 4 times
+    /// `moves + 2`; the board holds 16 tiles, none above `max_tile`; and a merge into a tile of
+    /// `2^e` scores `2^e`, so a tile of `2^e` took from `(e - 2) 2^e` points (built from 4s) to
+    /// `(e - 1) 2^e` (from 2s), and the score is at most `e - 1` times the tile sum.
+    fn check(&self) -> Result<(), String> {
+        let tile = self.max_tile;
+        let Some(e) = crate::board::tile_exponent(tile) else {
+            return Err(format!(
+                "field max_tile: {tile} is not a tile (a power of two from 2 to 32768)"
+            ));
+        };
+        let (e, tile) = (u64::from(e), u64::from(tile));
+        if self.overflow && tile != 32768 {
+            return Err(format!(
+                "field overflow: true, but max_tile is {tile}: a game overflows only on a merge \
+                 of two 32768s"
+            ));
+        }
+        let moves = u64::from(self.moves);
+        let (least_sum, most_sum) = (2 * (moves + 2), 4 * (moves + 2));
+        // A game ends on a full board: 16 tiles from 2, one more a move at most.
+        if moves < 14 {
+            return Err(format!(
+                "field moves: {moves}, but a game ends only on a full board, which takes at \
+                 least 14 moves"
+            ));
+        }
+        if least_sum > 16 * tile {
+            return Err(format!(
+                "field moves: after {moves} moves the tiles sum to at least {least_sum}, more \
+                 than a board of tiles up to max_tile {tile} holds"
+            ));
+        }
+        if tile > most_sum {
+            return Err(format!(
+                "field max_tile: {tile} is more than {moves} moves can build (their tiles sum \
+                 to at most {most_sum})"
+            ));
+        }
+        let score = self.score;
+        if !score.is_multiple_of(4) {
+            return Err(format!(
+                "field score: {score} is not a multiple of 4, as every merge's points are"
+            ));
+        }
+        let least = e.saturating_sub(2) << e;
+        if score < least {
+            return Err(format!(
+                "field score: {score} is less than the {least} points a tile of {tile} takes"
+            ));
+        }
+        let most = (e - 1) * most_sum;
+        if score > most {
+            return Err(format!(
+                "field score: {score} is more than {moves} moves with tiles up to {tile} can \
+                 score (at most {most})"
+            ));
+        }
+        if self.rollouts == 0 && self.simulated_moves > 0 {
+            return Err(format!(
+                "field simulated_moves: {}, but rollouts is 0",
+                self.simulated_moves
+            ));
+        }
+        Ok(())
+    }
+
     fn line(&self) -> String {
         let mut s = serde_json::to_string(self).expect("a record serializes");
         s.push('\n');
@@ -298,17 +476,18 @@ fn parse_results(text: &str) -> anyhow::Result<ResultsFile> {
             "no header line (not a results file of `rollsim 2048 experiment`)",
         ));
     };
-    let header: Header = serde_json::from_str(first).map_err(|e| {
-        bad(format!(
-            "line 1 is not an experiment header ({e}); not a results file of `rollsim 2048 experiment`"
-        ))
-    })?;
-    header.validate()?;
+    let header = line_shape(first)
+        .and_then(|()| Header::from_line(first))
+        .map_err(|e| bad(format!("line 1 (the header): {e}")))?;
+    header
+        .validate()
+        .map_err(|e| bad(format!("line 1 (the header): {e}")))?;
     let mut seen = BTreeSet::new();
     let mut records = Vec::with_capacity(lines.len() - 1);
     for (i, line) in lines.iter().enumerate().skip(1) {
-        let r: Record = serde_json::from_str(line)
-            .map_err(|e| bad(format!("line {}: not a game record: {e}", i + 1)))?;
+        let r = line_shape(line)
+            .and_then(|()| Record::from_line(line))
+            .map_err(|e| bad(format!("line {}: {e}", i + 1)))?;
         if !header.rollouts.contains(&r.n)
             || r.game >= header.games
             || !header.shard.contains(r.game)
@@ -363,7 +542,7 @@ impl Results {
     /// without an interrupted last line if there is one, and continues it.
     pub fn open(path: &Path, header: &Header) -> anyhow::Result<Results> {
         header.validate()?;
-        let lock = rollsim_core::files::lock_for_writing(path)?;
+        let mut lock = rollsim_core::files::lock_for_writing(path)?;
         let exists = std::fs::metadata(path).is_ok_and(|m| m.len() > 0);
         let (done, repaired) = if exists {
             let old = read_results(path)?;
@@ -390,8 +569,10 @@ impl Results {
         };
         let file = OpenOptions::new()
             .append(true)
-            .open(path)
+            .open(lock.target())
             .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", path.display()))?;
+        // The file as rewritten above: its other names (hard links) are refused too.
+        lock.hold(path, &file)?;
         Ok(Results {
             path: path.to_path_buf(),
             file,
@@ -499,16 +680,8 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> anyhow::Result<usize> {
         return Err(bad("merge needs at least one results file"));
     }
     // The output is written over: it must not be one of the files it is made from.
-    if let Ok(o) = std::fs::canonicalize(out)
-        && let Some(p) = inputs
-            .iter()
-            .find(|p| std::fs::canonicalize(p).is_ok_and(|p| p == o))
-    {
-        return Err(bad(format!(
-            "{} is both the output and an input of the merge; give another output file",
-            p.display()
-        )));
-    }
+    let named: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    rollsim_core::files::check_not_an_input(out, &named)?;
     let mut header: Option<(Header, &Path)> = None;
     let mut owner: BTreeMap<(u32, u32), &Path> = BTreeMap::new();
     let mut records = Vec::new();
@@ -741,11 +914,27 @@ impl Summary {
     }
 }
 
-/// Writes the summary's CSV next to the results file: `FILE.csv`.
-pub fn write_csv(results: &Path, summary: &Summary) -> anyhow::Result<PathBuf> {
+/// The summary's CSV beside a results file: `FILE.csv`.
+pub fn csv_path(results: &Path) -> PathBuf {
     let mut name = results.as_os_str().to_os_string();
     name.push(".csv");
-    let path = PathBuf::from(name);
+    PathBuf::from(name)
+}
+
+/// The first bytes of every summary CSV: a `FILE.csv` that does not start so was not written
+/// by rollsim, and is not replaced.
+const CSV_SIGNATURE: &[u8] = b"rollouts,games,score_mean,";
+
+/// Checks, before any work, that the summary's CSV may be written beside `results`: missing,
+/// or a CSV rollsim wrote.
+pub fn check_csv(results: &Path) -> Result<(), rollsim_core::files::InputFileError> {
+    rollsim_core::files::check_side_file(&csv_path(results), CSV_SIGNATURE)
+}
+
+/// Writes the summary's CSV next to the results file: `FILE.csv` (see [`check_csv`]).
+pub fn write_csv(results: &Path, summary: &Summary) -> anyhow::Result<PathBuf> {
+    let path = csv_path(results);
+    check_csv(results)?;
     write_atomic(&path, &summary.csv()).with_context(|| format!("writing {}", path.display()))?;
     Ok(path)
 }
@@ -785,6 +974,182 @@ mod tests {
         assert_eq!(parse_rollouts("10, 100,1000").unwrap(), vec![10, 100, 1000]);
         for bad in ["", ",", "0", "10,10", "x", "-5"] {
             assert!(parse_rollouts(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn rollout_lists_refuse_empty_items_and_signs() {
+        let e = |s: &str| parse_rollouts(s).unwrap_err().to_string();
+        assert!(e("1,,2").contains("item 2 is empty"), "{}", e("1,,2"));
+        assert!(e("1,2,").contains("item 3 is empty"));
+        assert!(e(",1").contains("item 1 is empty"));
+        assert!(e(" , ").contains("item 1 is empty"));
+        assert!(e("").contains("the list is empty"));
+        assert!(e("+5").contains("\"+5\" is not a rollout count"));
+        assert!(e("1 2").contains("\"1 2\" is not a rollout count"));
+        assert!(e("4294967296").contains("not a rollout count"));
+        assert_eq!(parse_rollouts(" 7 ").unwrap(), vec![7]);
+    }
+
+    /// A header of two sweep points and ten games, and a record of a game it could hold.
+    fn sample() -> (Header, Record) {
+        let h = Header::new(
+            1,
+            Objective::Score,
+            Spending::default(),
+            10,
+            vec![2, 5],
+            Shard::ALL,
+        );
+        let r = Record {
+            n: 5,
+            game: 3,
+            score: 2_000,
+            max_tile: 256,
+            moves: 200,
+            overflow: false,
+            rollouts: 3_000,
+            simulated_moves: 90_000,
+        };
+        (h, r)
+    }
+
+    /// The error of a results file of `h` and one record line, `line`.
+    fn record_error(h: &Header, line: &str) -> String {
+        let text = format!("{}{line}\n", header_line(h));
+        parse_results(&text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn every_field_of_a_record_is_checked_by_name() {
+        let (h, good) = sample();
+        parse_results(&format!("{}{}", header_line(&h), good.line())).unwrap();
+        let with = |f: &dyn Fn(&mut Record)| {
+            let mut r = good;
+            f(&mut r);
+            record_error(&h, r.line().trim_end())
+        };
+        let cases: [(&dyn Fn(&mut Record), &str); 13] = [
+            (
+                &|r| r.n = 3,
+                "game 3 at 3 rollouts is not part of this experiment",
+            ),
+            (&|r| r.game = 10, "game 10 at 5 rollouts is not part of"),
+            (&|r| r.max_tile = 3, "field max_tile: 3 is not a tile"),
+            (&|r| r.max_tile = 0, "field max_tile: 0 is not a tile"),
+            (
+                &|r| r.max_tile = 65536,
+                "field max_tile: 65536 is not a tile",
+            ),
+            (
+                &|r| r.max_tile = 2048,
+                "field max_tile: 2048 is more than 200 moves can build",
+            ),
+            (
+                &|r| r.overflow = true,
+                "field overflow: true, but max_tile is 256",
+            ),
+            (&|r| r.moves = 13, "field moves: 13"),
+            (
+                &|r| r.moves = 5000,
+                "field moves: after 5000 moves the tiles sum to at least",
+            ),
+            (
+                &|r| r.score = 2002,
+                "field score: 2002 is not a multiple of 4",
+            ),
+            (
+                &|r| r.score = 1000,
+                "field score: 1000 is less than the 1536 points",
+            ),
+            (
+                &|r| r.score = 1 << 20,
+                "field score: 1048576 is more than 200 moves",
+            ),
+            (
+                &|r| {
+                    r.rollouts = 0;
+                },
+                "field simulated_moves: 90000, but rollouts is 0",
+            ),
+        ];
+        for (change, says) in cases {
+            let e = with(change);
+            assert!(e.starts_with("line 2: ") && e.contains(says), "{says}: {e}");
+        }
+        // As JSON: a field of the wrong type, missing, unknown; not an object at all.
+        let json = good.line();
+        for (line, says) in [
+            (
+                json.replace("\"max_tile\":256", "\"max_tile\":-256"),
+                "field max_tile: invalid value",
+            ),
+            (
+                json.replace("\"score\":2000", "\"score\":\"2000\""),
+                "field score: invalid type",
+            ),
+            (
+                json.replace("\"overflow\":false", "\"overflow\":0"),
+                "field overflow: invalid type",
+            ),
+            (json.replace("\"moves\":200,", ""), "field moves is missing"),
+            (
+                json.replace("{", "{\"extra\":1,"),
+                "unknown field \"extra\"",
+            ),
+            ("[1, 2]".to_string(), "not a game record: not a JSON object"),
+            ("{\"n\": 5".to_string(), "not a game record: EOF"),
+        ] {
+            let e = record_error(&h, line.trim_end());
+            assert!(e.starts_with("line 2: ") && e.contains(says), "{says}: {e}");
+        }
+        // Old files, written before the effort was kept, hold no rollouts and simulated moves.
+        let old = json.replace(",\"rollouts\":3000,\"simulated_moves\":90000", "");
+        assert_ne!(old, json);
+        let f = parse_results(&format!("{}{old}", header_line(&h))).unwrap();
+        assert_eq!(f.records[0].rollouts, 0);
+    }
+
+    #[test]
+    fn blank_lines_and_byte_order_marks_are_named() {
+        let (h, r) = sample();
+        let (head, rec) = (header_line(&h), r.line());
+        let e = |text: &str| parse_results(text).unwrap_err().to_string();
+        let blank = e(&format!("{head}\n{rec}"));
+        assert!(blank.starts_with("line 2: a blank line"), "{blank}");
+        let blank = e(&format!("{head}{rec}  \n"));
+        assert!(blank.starts_with("line 3: a blank line"), "{blank}");
+        let bom = e(&format!("\u{feff}{head}{rec}"));
+        assert!(
+            bom.starts_with("line 1 (the header): a byte-order mark"),
+            "{bom}"
+        );
+        let header = e(&format!("\n{head}"));
+        assert!(
+            header.starts_with("line 1 (the header): a blank line"),
+            "{header}"
+        );
+        let field = e(&head.replace("\"games\":10", "\"games\":\"ten\""));
+        assert!(
+            field.starts_with("line 1 (the header): field games: invalid type"),
+            "{field}"
+        );
+        let zero = e(&head.replace("\"games\":10", "\"games\":0"));
+        assert!(zero.starts_with("line 1 (the header): --games"), "{zero}");
+    }
+
+    #[test]
+    fn records_of_real_games_pass_the_checks() {
+        use crate::play::{PlayConfig, Player, play_batch};
+        let played = play_batch(
+            &PlayConfig::new(Player::Random, 300, 11),
+            &mut CpuEngine,
+            &|_| {},
+        )
+        .unwrap();
+        for g in &played.games {
+            let r = Record::of(1, g, Effort::default());
+            r.check().unwrap_or_else(|e| panic!("{r:?}: {e}"));
         }
     }
 

@@ -52,7 +52,6 @@ pub use shapes::*;
 pub use symmetry::*;
 
 use std::fmt;
-use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
@@ -123,6 +122,9 @@ pub enum NetworkError {
     // Transparent: "{0}" here would print the OS error twice under `{:#}`.
     #[error(transparent)]
     Io(#[from] io::Error),
+    /// A file that cannot be read as a network at all: missing, a FIFO, a directory.
+    #[error(transparent)]
+    Input(#[from] rollsim_core::files::InputFileError),
     #[error("not a rollsim n-tuple network file (bad magic)")]
     BadMagic,
     #[error("unsupported n-tuple file version {0} (this build reads version {v})", v = FORMAT.version)]

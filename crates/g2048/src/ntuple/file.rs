@@ -207,8 +207,7 @@ impl Network {
 
     /// Reads a network file (see [`Network::save`]), checking its size before allocating.
     pub fn load(path: &Path) -> Result<Network, NetworkError> {
-        let file = File::open(path)?;
-        let size = file.metadata()?.len();
+        let (file, size) = rollsim_core::files::open_input(path, u64::MAX)?;
         Network::read_checked(io::BufReader::with_capacity(1 << 16, file), Some(size))
     }
 
