@@ -119,6 +119,13 @@ pub enum FormatError {
     Checksum { stored: u32, computed: u32 },
     #[error("inconsistent table: {0}")]
     Table(String),
+    /// A sub-table asked of more checkers than the table has (or of none): the request's
+    /// fault, not the file's.
+    #[error(
+        "this table holds at most {most} checkers a side: a sub-table takes 1 to {most}, not \
+         {asked}"
+    )]
+    SubTable { asked: u32, most: u32 },
     #[error("gnubg header {header:?} malformed: {why}")]
     GnubgHeader { header: String, why: String },
     #[error("gnubg database corrupt: {0}")]

@@ -416,10 +416,10 @@ impl Table {
     fn sub_space(&self, checkers: u32) -> Result<Space> {
         let space = self.space();
         if checkers == 0 || checkers > space.checkers {
-            return Err(FormatError::Table(format!(
-                "a sub-table needs 1 to {} checkers, not {checkers}",
-                space.checkers
-            )));
+            return Err(FormatError::SubTable {
+                asked: checkers,
+                most: space.checkers,
+            });
         }
         Space::new(space.points, checkers).map_err(|e| FormatError::Table(e.to_string()))
     }

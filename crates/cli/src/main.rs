@@ -170,6 +170,8 @@ fn is_input_error(e: &anyhow::Error) -> bool {
         c.is::<InputError>()
             || c.is::<rollsim_core::files::InputFileError>()
             || c.is::<rollsim_2048::text::BoardParseError>()
+            || c.downcast_ref::<rollsim_gpu::GpuError>()
+                .is_some_and(rollsim_gpu::GpuError::is_bad_setting)
     })
 }
 
@@ -196,10 +198,7 @@ fn main() -> ExitCode {
         .and_then(|m| Cli::from_arg_matches(&m));
     let cli = match parsed {
         Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
-        }
+        Err(e) => return clap_exit(&e),
     };
     let done = run(cli);
     let out = output::finish();
@@ -213,6 +212,25 @@ fn main() -> ExitCode {
             eprintln!("rollsim: error: writing standard output: {e}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// Prints clap's help, version or usage error and gives its exit code. Help and version are
+/// the command's output: a failure to write them (a full disk) is exit 1, as any other
+/// output's, and a closed pipe (`rollsim --help | head`) is not a failure.
+fn clap_exit(e: &clap::Error) -> ExitCode {
+    use std::io::Write;
+    let printed = e.print().and_then(|()| std::io::stdout().flush());
+    if e.use_stderr() {
+        // A usage error on a stderr that cannot be written has nowhere else to go.
+        return ExitCode::from(2);
+    }
+    match printed {
+        Err(w) if w.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("rollsim: error: writing standard output: {w}");
+            ExitCode::from(1)
+        }
+        _ => ExitCode::SUCCESS,
     }
 }
 

@@ -1024,50 +1024,52 @@ mod tests {
     fn every_field_of_a_record_is_checked_by_name() {
         let (h, good) = sample();
         parse_results(&format!("{}{}", header_line(&h), good.line())).unwrap();
-        let with = |f: &dyn Fn(&mut Record)| {
+        /// A change to a good record, that makes it one no game could end with.
+        type Change = fn(&mut Record);
+        let with = |f: Change| {
             let mut r = good;
             f(&mut r);
             record_error(&h, r.line().trim_end())
         };
-        let cases: [(&dyn Fn(&mut Record), &str); 13] = [
+        let cases: [(Change, &str); 13] = [
             (
-                &|r| r.n = 3,
+                |r| r.n = 3,
                 "game 3 at 3 rollouts is not part of this experiment",
             ),
-            (&|r| r.game = 10, "game 10 at 5 rollouts is not part of"),
-            (&|r| r.max_tile = 3, "field max_tile: 3 is not a tile"),
-            (&|r| r.max_tile = 0, "field max_tile: 0 is not a tile"),
+            (|r| r.game = 10, "game 10 at 5 rollouts is not part of"),
+            (|r| r.max_tile = 3, "field max_tile: 3 is not a tile"),
+            (|r| r.max_tile = 0, "field max_tile: 0 is not a tile"),
             (
-                &|r| r.max_tile = 65536,
+                |r| r.max_tile = 65536,
                 "field max_tile: 65536 is not a tile",
             ),
             (
-                &|r| r.max_tile = 2048,
+                |r| r.max_tile = 2048,
                 "field max_tile: 2048 is more than 200 moves can build",
             ),
             (
-                &|r| r.overflow = true,
+                |r| r.overflow = true,
                 "field overflow: true, but max_tile is 256",
             ),
-            (&|r| r.moves = 13, "field moves: 13"),
+            (|r| r.moves = 13, "field moves: 13"),
             (
-                &|r| r.moves = 5000,
+                |r| r.moves = 5000,
                 "field moves: after 5000 moves the tiles sum to at least",
             ),
             (
-                &|r| r.score = 2002,
+                |r| r.score = 2002,
                 "field score: 2002 is not a multiple of 4",
             ),
             (
-                &|r| r.score = 1000,
+                |r| r.score = 1000,
                 "field score: 1000 is less than the 1536 points",
             ),
             (
-                &|r| r.score = 1 << 20,
+                |r| r.score = 1 << 20,
                 "field score: 1048576 is more than 200 moves",
             ),
             (
-                &|r| {
+                |r| {
                     r.rollouts = 0;
                 },
                 "field simulated_moves: 90000, but rollouts is 0",

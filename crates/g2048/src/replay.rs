@@ -48,6 +48,63 @@ pub enum ReplayError {
     },
 }
 
+/// The longest line read as a record: a game's moves are a letter each, and no game runs to a
+/// million moves, so a longer line is not a record (a binary file with no newline, say), and is
+/// refused before it fills memory.
+pub const MAX_LINE: usize = 1 << 20;
+
+/// Reads the next line of a records file into `line` (without its newline); `Ok(false)` at the
+/// end. A line longer than [`MAX_LINE`] is an error of its own ([`LineError::TooLong`]).
+pub fn next_line(
+    reader: &mut impl std::io::BufRead,
+    line: &mut Vec<u8>,
+) -> std::io::Result<Result<bool, LineError>> {
+    use std::io::{BufRead, Read};
+    line.clear();
+    let limit = MAX_LINE as u64 + 1;
+    let n = reader.by_ref().take(limit).read_until(b'\n', line)?;
+    if n == 0 {
+        return Ok(Ok(false));
+    }
+    if line.last() == Some(&b'\n') {
+        line.pop();
+    } else if line.len() > MAX_LINE {
+        return Ok(Err(LineError::TooLong));
+    }
+    Ok(Ok(true))
+}
+
+/// Why a line of a records file is not a game record.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    #[error("not text (invalid UTF-8 at byte {0} of the line)")]
+    NotText(usize),
+    #[error(
+        "starts with a byte-order mark (U+FEFF), which JSON lines do not have; save the file \
+         as UTF-8 without one"
+    )]
+    ByteOrderMark,
+    #[error("longer than {MAX_LINE} bytes, which no game record is")]
+    TooLong,
+    #[error("not a game record: {0}")]
+    Json(String),
+}
+
+/// Parses one line of a records file: `None` for a blank line (which `2048 play --record`
+/// never writes, but an editor may leave at the end), else the record it holds.
+pub fn parse_line(line: &[u8]) -> Result<Option<GameRecord>, LineError> {
+    let text = std::str::from_utf8(line).map_err(|e| LineError::NotText(e.valid_up_to()))?;
+    if text.starts_with('\u{feff}') {
+        return Err(LineError::ByteOrderMark);
+    }
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    serde_json::from_str(text)
+        .map(Some)
+        .map_err(|e| LineError::Json(e.to_string()))
+}
+
 impl GameRecord {
     /// The record of a finished game played with its moves logged ([`Game::log_moves`]); `None`
     /// when they were not.
@@ -152,6 +209,47 @@ mod tests {
             .iter()
             .map(|g| GameRecord::of(kind, 7, g).unwrap())
             .collect()
+    }
+
+    #[test]
+    fn lines_that_are_not_records_say_why() {
+        let r = &recorded_games(Player::Random, 1)[0];
+        let line = serde_json::to_string(r).unwrap();
+        assert_eq!(parse_line(line.as_bytes()).unwrap().as_ref(), Some(r));
+        assert_eq!(parse_line(b"").unwrap(), None);
+        assert_eq!(parse_line(b"  \r").unwrap(), None);
+        assert_eq!(
+            parse_line(&[b'{', 0xff, 0xfe]).unwrap_err(),
+            LineError::NotText(1)
+        );
+        let bom = format!("\u{feff}{line}");
+        assert_eq!(
+            parse_line(bom.as_bytes()).unwrap_err(),
+            LineError::ByteOrderMark
+        );
+        assert!(matches!(
+            parse_line(b"{\"seed\": 1}").unwrap_err(),
+            LineError::Json(_)
+        ));
+    }
+
+    #[test]
+    fn lines_are_read_up_to_a_limit() {
+        let text = format!("a\n\nb{}", "c".repeat(MAX_LINE));
+        let mut reader = std::io::BufReader::new(text.as_bytes());
+        let mut line = Vec::new();
+        assert_eq!(next_line(&mut reader, &mut line).unwrap(), Ok(true));
+        assert_eq!(line, b"a");
+        assert_eq!(next_line(&mut reader, &mut line).unwrap(), Ok(true));
+        assert_eq!(line, b"");
+        assert_eq!(
+            next_line(&mut reader, &mut line).unwrap(),
+            Err(LineError::TooLong)
+        );
+        let mut short = std::io::BufReader::new(&b"last"[..]);
+        assert_eq!(next_line(&mut short, &mut line).unwrap(), Ok(true));
+        assert_eq!(line, b"last");
+        assert_eq!(next_line(&mut short, &mut line).unwrap(), Ok(false));
     }
 
     #[test]

@@ -9,6 +9,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::board::Board;
+use rollsim_core::text::count;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BoardParseError {
@@ -16,6 +17,12 @@ pub enum BoardParseError {
     Empty,
     #[error("bad hex board {0:?}: expected exactly 16 hex digits (after 0x or alone)")]
     Hex(String),
+    /// A hex word with a sign (`+0x…`, `-0x…`): a board is a bit pattern, not a signed number.
+    #[error("bad hex board {0:?}: a board takes no sign; give 0x and 16 hex digits")]
+    Sign(String),
+    /// One word that is neither a hex board nor a tile, which a count of cells would misname.
+    #[error("bad board {0:?}: neither a hex board (0x and 16 hex digits) nor a grid of 16 tiles")]
+    Word(String),
     #[error(
         "bad tile {tile:?} at row {row}, column {col}: expected 0 or a power of two from 2 to 32768"
     )]
@@ -24,11 +31,11 @@ pub enum BoardParseError {
         row: usize,
         col: usize,
     },
-    #[error("row {row} has {cells} cells, expected 4")]
+    #[error("row {row} has {}, expected 4", count(*.cells, "cell"))]
     RowLength { row: usize, cells: usize },
-    #[error("the board has {0} rows, expected 4")]
+    #[error("the board has {}, expected 4", count(*.0, "row"))]
     Rows(usize),
-    #[error("the board has {0} cells, expected 16")]
+    #[error("the board has {}, expected 16", count(*.0, "cell"))]
     Cells(usize),
 }
 
@@ -41,11 +48,22 @@ fn parse_tile(text: &str, row: usize, col: usize) -> Result<u8, BoardParseError>
     if matches!(text, "." | "_" | "-") {
         return Ok(0);
     }
+    // Digits only: `parse` would also take a sign, `+2`.
+    if !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
     let v: u32 = text.parse().map_err(|_| bad())?;
     match v {
         0 => Ok(0),
         v => crate::board::tile_exponent(v).ok_or_else(bad),
     }
+}
+
+/// Whether `s` was meant as a hex board: `0x` first, or more hex digits than a row of tiles has.
+fn looks_hex(s: &str) -> bool {
+    s.starts_with("0x")
+        || s.starts_with("0X")
+        || (s.len() >= 16 && s.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 impl FromStr for Board {
@@ -68,7 +86,18 @@ impl FromStr for Board {
                 .map(Board::from_raw)
                 .map_err(|_| BoardParseError::Hex(s.to_string()));
         }
+        if let Some(unsigned) = s.strip_prefix(['+', '-'])
+            && looks_hex(unsigned)
+        {
+            return Err(BoardParseError::Sign(s.to_string()));
+        }
         let rows = rollsim_core::text::grid_rows(s);
+        if let [row] = rows.as_slice()
+            && let [word] = row.as_slice()
+            && parse_tile(word, 0, 0).is_err()
+        {
+            return Err(BoardParseError::Word(s.to_string()));
+        }
         let rows = if rows.len() == 1 {
             if rows[0].len() != 16 {
                 return Err(BoardParseError::Cells(rows[0].len()));
@@ -199,5 +228,32 @@ mod tests {
         );
         assert_eq!(e("2 4 0 0 2"), "the board has 5 cells, expected 16");
         assert!(e("two 0 0 0 / 0 0 0 0 / 0 0 0 0 / 0 0 0 0").contains("two"));
+        assert_eq!(e("2"), "the board has 1 cell, expected 16");
+        assert_eq!(
+            e("2 0 0 0 / 0 / 0 0 0 0 / 0 0 0 0"),
+            "row 2 has 1 cell, expected 4"
+        );
+        assert_eq!(e("2 0 0 0"), "the board has 4 cells, expected 16");
+        // A sign is a tile's fault, not taken as part of a number.
+        assert!(e("+2 0 0 0 / 0 0 0 0 / 0 0 0 0 / 0 0 0 0").contains("bad tile \"+2\""));
+    }
+
+    #[test]
+    fn signed_and_single_word_boards_say_so() {
+        let e = |s: &str| s.parse::<Board>().unwrap_err();
+        for signed in [
+            "+0x0000000000000021",
+            "-0x0000000000000021",
+            "+0X21",
+            " -0000000000000021 ",
+        ] {
+            let err = e(signed);
+            assert_eq!(err, BoardParseError::Sign(signed.trim().to_string()));
+            assert!(err.to_string().contains("takes no sign"), "{err}");
+        }
+        for word in ["x21", "0y0000000000000021", "hello", "+", "2048!"] {
+            assert_eq!(e(word), BoardParseError::Word(word.to_string()), "{word}");
+            assert!(!e(word).to_string().contains("cells"));
+        }
     }
 }

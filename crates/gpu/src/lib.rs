@@ -26,11 +26,16 @@ pub enum Backend {
 /// Errors of the GPU runtime, each a sentence a user can act on.
 #[derive(Debug, thiserror::Error)]
 pub enum GpuError {
-    #[error(
-        "no GPU adapter found (for a software one on Debian: apt-get install mesa-vulkan-drivers; \
-         WGPU_BACKEND and WGPU_ADAPTER_NAME narrow the search)"
-    )]
+    #[error("{}", no_adapter_message())]
     NoAdapter,
+    /// A wgpu environment variable whose value wgpu would skip with only a log line, leaving
+    /// the search empty (or narrower than asked) and the user told to install drivers.
+    #[error("{var}={value:?}: {why}")]
+    Setting {
+        var: &'static str,
+        value: String,
+        why: String,
+    },
     #[error("no GPU adapter matches WGPU_ADAPTER_NAME={0:?}; `rollsim devices` lists them")]
     NoAdapterNamed(String),
     #[error("could not open the GPU device {adapter}: {reason}")]
@@ -47,6 +52,85 @@ pub enum GpuError {
     Incomplete(String),
     #[error("GPU did not finish within {0:?} (hung or far too slow); giving up")]
     Timeout(Duration),
+}
+
+impl GpuError {
+    /// Whether the error is the user's setting rather than the machine's failing: an
+    /// environment variable naming no backend, or no adapter that is there.
+    pub fn is_bad_setting(&self) -> bool {
+        matches!(self, GpuError::Setting { .. } | GpuError::NoAdapterNamed(_))
+    }
+}
+
+/// The names `WGPU_BACKEND` takes, as wgpu-types 30 reads them (`Backends::from_comma_list`,
+/// case-insensitive), each backend's names together.
+const BACKEND_NAMES: &[&[&str]] = &[
+    &["vulkan", "vk"],
+    &["gl", "gles", "opengl"],
+    &["metal", "mtl"],
+    &["dx12", "d3d12"],
+    &["webgpu"],
+    &["noop"],
+];
+
+/// Checks `WGPU_BACKEND`: a comma-separated list of backend names. wgpu itself drops an
+/// unknown name with a log line nobody sees, so `garbage` searched no backend at all.
+fn check_backend_setting(value: Option<std::ffi::OsString>) -> Result<(), GpuError> {
+    const VAR: &str = "WGPU_BACKEND";
+    let Some(value) = value else {
+        return Ok(());
+    };
+    let accepted = || {
+        BACKEND_NAMES
+            .iter()
+            .map(|names| match names {
+                [name] => name.to_string(),
+                [name, others @ ..] => format!("{name} ({})", others.join(", ")),
+                [] => unreachable!("every backend has a name"),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let bad = |value: String, why: String| GpuError::Setting {
+        var: VAR,
+        value,
+        why: format!(
+            "{why}; it takes a comma-separated list of {}, or unset it to search every backend",
+            accepted()
+        ),
+    };
+    let Some(text) = value.to_str() else {
+        return Err(bad(value.to_string_lossy().into_owned(), "not text".into()));
+    };
+    for item in text.split(',').map(str::trim) {
+        let known = BACKEND_NAMES
+            .iter()
+            .flat_map(|names| names.iter())
+            .any(|n| n.eq_ignore_ascii_case(item));
+        if !known {
+            let why = if item.is_empty() {
+                "an empty backend name".to_string()
+            } else {
+                format!("unknown backend {item:?}")
+            };
+            return Err(bad(text.to_string(), why));
+        }
+    }
+    Ok(())
+}
+
+/// The message of [`GpuError::NoAdapter`]: the driver to install only when the search was not
+/// narrowed to backends that may not exist here.
+fn no_adapter_message() -> String {
+    match std::env::var("WGPU_BACKEND") {
+        Ok(b) => format!(
+            "no GPU adapter found among the backends WGPU_BACKEND={b:?} names (unset it to \
+             search every backend)"
+        ),
+        Err(_) => "no GPU adapter found (for a software one on Debian: apt-get install \
+                   mesa-vulkan-drivers; WGPU_BACKEND and WGPU_ADAPTER_NAME narrow the search)"
+            .to_string(),
+    }
 }
 
 /// What `rollsim devices` shows of an adapter.
@@ -134,8 +218,20 @@ fn instance() -> wgpu::Instance {
 
 /// The adapters this process can see, WGPU_ADAPTER_NAME applied, best first.
 fn adapters() -> Result<Vec<wgpu::Adapter>, GpuError> {
+    check_backend_setting(std::env::var_os("WGPU_BACKEND"))?;
+    let wanted = match std::env::var("WGPU_ADAPTER_NAME") {
+        Err(std::env::VarError::NotUnicode(v)) => {
+            return Err(GpuError::Setting {
+                var: "WGPU_ADAPTER_NAME",
+                value: v.to_string_lossy().into_owned(),
+                why: "not text; give part of an adapter's name, as `rollsim devices` lists them"
+                    .into(),
+            });
+        }
+        w => w.ok(),
+    };
     let mut all = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()));
-    if let Ok(wanted) = std::env::var("WGPU_ADAPTER_NAME") {
+    if let Some(wanted) = wanted {
         let w = wanted.to_lowercase();
         all.retain(|a| a.get_info().name.to_lowercase().contains(&w));
         if all.is_empty() {
@@ -549,6 +645,39 @@ mod tests {
         assert_eq!(grid(65535, 65535), (65535, 1));
         let (x, y) = grid(200_000, 65535);
         assert!(x <= 65535 && y <= 65535 && u64::from(x) * u64::from(y) >= 200_000);
+    }
+
+    #[test]
+    fn backend_settings_name_the_unknown_value_and_the_accepted_ones() {
+        let check = |v: &str| check_backend_setting(Some(v.into()));
+        for ok in [
+            "vulkan",
+            "VK",
+            " gl , metal",
+            "dx12,d3d12,webgpu,noop,opengl,gles,mtl",
+        ] {
+            check(ok).unwrap();
+        }
+        check_backend_setting(None).unwrap();
+        for (bad, names) in [
+            ("garbage", "unknown backend \"garbage\""),
+            ("vulkan,garbage", "unknown backend \"garbage\""),
+            ("vulkan,,gl", "an empty backend name"),
+            ("", "an empty backend name"),
+            ("vulkan,", "an empty backend name"),
+        ] {
+            let e = check(bad).unwrap_err();
+            assert!(e.is_bad_setting());
+            let m = e.to_string();
+            assert!(
+                m.starts_with(&format!("WGPU_BACKEND={bad:?}: {names};")),
+                "{m}"
+            );
+            assert!(
+                m.contains("vulkan (vk)") && m.contains("dx12 (d3d12)"),
+                "{m}"
+            );
+        }
     }
 
     #[test]
