@@ -96,6 +96,9 @@ pub fn experiment(a: ExperimentArgs) -> anyhow::Result<()> {
         rollouts,
         shard,
     );
+    // The engine before the results file: a bad device setting is refused before anything is
+    // written.
+    let mut engine = rollout_engine(a.compute.backend())?;
     let mut results = Results::open(out, &header).map_err(classify)?;
     if results.repaired {
         eprintln!(
@@ -113,7 +116,6 @@ pub fn experiment(a: ExperimentArgs) -> anyhow::Result<()> {
         );
     }
     if total > 0 {
-        let mut engine = rollout_engine(a.compute.backend())?;
         let bar = Points(progress_bar_with_message(total, "games", a.output.quiet));
         experiment::run(&header, &mut results, engine.as_mut(), &bar)?;
         bar.0.finish_and_clear();
