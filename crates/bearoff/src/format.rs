@@ -327,6 +327,26 @@ impl GnubgHeader<'_> {
     }
 }
 
+/// Bytes of the head [`read_whole_bytes`] reads: a gnubg header.
+pub const HEAD_BYTES: usize = GNUBG_HEADER;
+
+/// Peak bytes of reading a table file of `file_bytes` whole and decoding it, from its first
+/// [`HEAD_BYTES`] (`head`): the file's bytes and the table decoded from them, which is no
+/// larger than the file but for gnubg's compressed one-sided files, whose distributions are
+/// stored without their zeros: decoded, 64 bytes a position and distribution.
+pub fn read_whole_bytes(head: &[u8], file_bytes: u64) -> u64 {
+    let compressed_os = |h: &GnubgHeader| {
+        let (gammon, compressed) = (h.flag(15, "gammon").ok()?, h.flag(17, "compressed").ok()?);
+        let halves = if gammon { 2 } else { 1 };
+        (h.kind() == b"OS" && compressed).then_some(h.space().ok()?.len() as u64 * 64 * halves)
+    };
+    let decoded = GnubgHeader::new(head)
+        .ok()
+        .and_then(|h| compressed_os(&h))
+        .unwrap_or(file_bytes);
+    file_bytes.saturating_add(decoded)
+}
+
 /// Exact size or a truncated/oversized error.
 pub(crate) fn exact_size(expected: u128, found: usize) -> Result<()> {
     let (e, f) = (u64::try_from(expected).unwrap_or(u64::MAX), found as u64);
@@ -431,6 +451,32 @@ mod tests {
         assert_eq!(ga.1, gb.1);
         assert_eq!(bits(&ga.0), bits(&gb.0));
         assert_eq!(bits(&ga.2), bits(&gb.2));
+    }
+
+    #[test]
+    fn reading_whole_is_planned_from_the_head() {
+        let t = table();
+        let gnubg = |compressed| {
+            let mut b = io::Cursor::new(Vec::new());
+            write_gnubg_one_sided(t, compressed, true, &mut b).unwrap();
+            b.into_inner()
+        };
+        let packed = gnubg(true);
+        let size = packed.len() as u64;
+        let decoded = read_gnubg_one_sided(&packed).unwrap();
+        let held = (decoded.dist.len() + decoded.gammon_dist.as_ref().unwrap().len()) * 64;
+        assert_eq!(
+            read_whole_bytes(&packed[..HEAD_BYTES], size),
+            size + held as u64
+        );
+        assert!(held as u64 > size, "compressed files grow when decoded");
+        // Every other format decodes to no more than its file.
+        let plain = gnubg(false);
+        let size = plain.len() as u64;
+        assert_eq!(read_whole_bytes(&plain[..HEAD_BYTES], size), 2 * size);
+        let rollsim = rollsim_bytes(&Table::Two(two_sided()));
+        assert_eq!(read_whole_bytes(&rollsim[..HEAD_BYTES], 1000), 2000);
+        assert_eq!(read_whole_bytes(b"short", 10), 20);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use super::position::Space;
 use super::table::{Layout, Section};
 #[cfg(feature = "gpu")]
 use crate::columns::gpu::{DeviceLayout, Limits, device_layout};
-use rollsim_core::memory::memory_available;
+use rollsim_core::memory::memory_limit;
 
 /// How values are stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +40,8 @@ pub struct Plan {
     pub disk_bytes: u64,
     /// What the machine has (None where it cannot tell).
     pub memory_available: Option<u64>,
+    /// What bounds `memory_available`: the machine, a memory cgroup, or a ulimit.
+    pub memory_bound: Option<String>,
     pub disk_available: Option<u64>,
     /// On the GPU: the adapter, the bytes the sweep takes on it and how its window is split,
     /// or why it does not fit.
@@ -76,7 +78,8 @@ impl Plan {
         dir: &Path,
         gnubg_bytes: Option<u64>,
     ) -> Plan {
-        let available = memory_available();
+        let limit = memory_limit();
+        let available = limit.as_ref().map(|l| l.available);
         let memory = |cubeless, cubeful| cpu_memory(space, threads as u64, cubeless, cubeful);
         let cells = match precision {
             Precision::Cell(c) => (c, cubeful.then_some(c)),
@@ -92,6 +95,7 @@ impl Plan {
         };
         let mut plan = Plan::of_cells(space, cells, threads, dir, gnubg_bytes);
         plan.memory_available = available;
+        plan.memory_bound = limit.map(|l| l.bound);
         plan.memory_bytes = memory(cells.0, cells.1);
         plan
     }
@@ -132,6 +136,7 @@ impl Plan {
             file_bytes,
             disk_bytes: file_bytes + gnubg_bytes.unwrap_or(0),
             memory_available: None,
+            memory_bound: None,
             disk_available: disk_available(dir),
             gpu: None,
         }
@@ -158,7 +163,8 @@ impl Plan {
         let words = Moves::estimate_gpu_words(space);
         let n = space.len() as u64;
         let window = Window::capacity_of(space);
-        let available = memory_available();
+        let limit = memory_limit();
+        let available = limit.as_ref().map(|l| l.available);
         let host = |l: &DeviceLayout| PROCESS_BYTES + Moves::estimate_bytes(space) + l.host_bytes;
         let layout_of = |k, cell| device_layout(n, window, widest, words, k, cell, limits);
         let cell_for = |k| match precision {
@@ -183,6 +189,7 @@ impl Plan {
         let ok = || layouts.iter().flatten();
         let largest = ok().max_by_key(|l| l.device_bytes).copied();
         plan.memory_available = available;
+        plan.memory_bound = limit.map(|l| l.bound);
         plan.memory_bytes = ok()
             .map(host)
             .max()

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use rollsim_2048::play::{Spending, play_mc_games};
 pub use rollsim_2048::rollout::sample_roots;
-use rollsim_2048::rollout::{RolloutEngine, Root};
+use rollsim_2048::rollout::{RolloutEngine, RolloutSums, Root};
 use rollsim_2048::{Game, Objective};
 
 /// What a CPU figure ran on: "N threads", the pool's size.
@@ -87,6 +87,22 @@ pub fn random_playouts(threads: usize, min_seconds: f64) -> anyhow::Result<Measu
         extra: vec![("games/s".into(), games as f64 / secs)],
         seconds: secs,
     })
+}
+
+/// Bytes the Monte Carlo workloads hold for each root: the root and its sums, and on the GPU a
+/// staged copy of each.
+pub const BYTES_PER_ROOT: u64 = 2 * (size_of::<Root>() + size_of::<RolloutSums>()) as u64;
+
+/// Bytes of the standard network's f32 weights, which the lookup and the training workloads
+/// each hold.
+pub fn standard_network_bytes() -> u64 {
+    use rollsim_2048::ntuple::{Rate, standard_tuples};
+    use rollsim_2048::train::{new_network_weights, training_bytes};
+    training_bytes(
+        None,
+        new_network_weights(&standard_tuples(), 1),
+        Rate::Fixed,
+    )
 }
 
 /// Rollouts on `engine` over `roots` with `n` each, repeated for at least `min_seconds`.

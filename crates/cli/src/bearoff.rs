@@ -818,6 +818,14 @@ fn load(path: &Path) -> anyhow::Result<Loaded> {
             path.display()
         )));
     }
+    // The head says how much memory the table takes decoded, planned before it is read.
+    (&file)
+        .take((format::HEAD_BYTES - bytes.len()) as u64)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    let need = format::read_whole_bytes(&bytes, size);
+    rollsim_core::memory::check_memory(&format!("reading {}", path.display()), need)
+        .map_err(input_error)?;
     bytes.reserve(size as usize);
     (&file)
         .take(MAX_READ - bytes.len() as u64)

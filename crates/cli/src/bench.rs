@@ -16,10 +16,12 @@ use rollsim_2048::CpuEngine;
 use rollsim_2048::ntuple::{Network, standard_tuples};
 use rollsim_2048::rollout::gpu::GpuRolloutEngine;
 use rollsim_bench::{
-    Measurement, bearoff_build, mc_games, ntuple_lookups_cpu, ntuple_lookups_gpu, ntuple_training,
-    puzzle_optimal, puzzle_solve_loop, random_playouts, rollouts, sample_boards, sample_roots,
+    BYTES_PER_ROOT, Measurement, bearoff_build, mc_games, ntuple_lookups_cpu, ntuple_lookups_gpu,
+    ntuple_training, puzzle_optimal, puzzle_solve_loop, random_playouts, rollouts, sample_boards,
+    sample_roots, standard_network_bytes,
 };
 use rollsim_core::files::{check_output, check_side_file, write_atomically};
+use rollsim_core::memory::check_memory;
 use rollsim_gpu::{Backend, Gpu, GpuError};
 use rollsim_puzzle::pdb::Partition;
 
@@ -128,10 +130,18 @@ struct Run<'a> {
     /// Whether `--roots` chose the roots (else a real GPU gets a batch to fill it).
     roots_given: bool,
     per_invocation: Option<u32>,
-    network: &'a Network,
+    /// The lookups' network, made only when they run.
+    network: Option<&'a Network>,
     boards: &'a [rollsim_2048::Board],
     /// The GPU rollouts' kernel time from timestamp queries, where the adapter has them.
     kernel_seconds: std::cell::Cell<Option<f64>>,
+}
+
+impl Run<'_> {
+    fn network(&self) -> anyhow::Result<&Network> {
+        self.network
+            .ok_or_else(|| anyhow::anyhow!("internal error: no network for the lookups"))
+    }
 }
 
 /// Games and rollouts a move of the mc-games workload: a few seconds of lavapipe, or a batch
@@ -231,8 +241,8 @@ const WORKLOADS: &[Workload] = &[
     },
     Workload {
         name: "ntuple-lookups",
-        cpu: Some(|c| Ok(vec![ntuple_lookups_cpu(c.network, c.boards, c.secs)])),
-        gpu: Some(|c, g| Ok(vec![ntuple_lookups_gpu(g, c.network, c.boards, c.secs)?])),
+        cpu: Some(|c| Ok(vec![ntuple_lookups_cpu(c.network()?, c.boards, c.secs)])),
+        gpu: Some(|c, g| Ok(vec![ntuple_lookups_gpu(g, c.network()?, c.boards, c.secs)?])),
     },
     Workload {
         name: "ntuple-training",
@@ -320,6 +330,32 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         )));
     }
     let selected = |w: &Workload| a.only.is_empty() || a.only.iter().any(|n| n == w.name);
+    let runs = |name: &str| WORKLOADS.iter().any(|w| w.name == name && selected(w));
+    let default = if a.quick { 64 } else { 256 };
+    let roots = match runs("rollouts") || runs("mc-games") {
+        true => a.roots.unwrap_or(default),
+        false => 0,
+    };
+    let lookups = runs("ntuple-lookups");
+    let board_count = if a.quick { 1 << 16 } else { 1 << 18 };
+    // Planned before any of it is allocated: the Monte Carlo roots, the lookups' network and
+    // boards, and the network training makes while the lookups' is held.
+    let network = standard_network_bytes();
+    let planned: Vec<(String, u64)> = [
+        (
+            roots > 0,
+            format!("--roots {roots}"),
+            u64::from(roots) * BYTES_PER_ROOT,
+        ),
+        (lookups, "ntuple-lookups".into(), network + 8 * board_count),
+        (runs("ntuple-training"), "ntuple-training".into(), network),
+    ]
+    .into_iter()
+    .filter_map(|(runs, what, bytes)| runs.then_some((what, bytes)))
+    .collect();
+    let named: Vec<&str> = planned.iter().map(|p| p.0.as_str()).collect();
+    let need = planned.iter().map(|p| p.1).sum();
+    check_memory(&format!("bench ({})", named.join(", ")), need).map_err(super::input_error)?;
     let gpu = match a.backend {
         Some(BackendArg::Cpu) => None,
         Some(b) => Gpu::for_backend(b.into())?,
@@ -333,11 +369,15 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         eprintln!("{NO_GPU}");
     }
     let threads = rayon::current_num_threads();
-    let default = if a.quick { 64 } else { 256 };
     // The standard 4x6-tuple network (its weights do not change the lookup speed).
-    let network = Network::new(standard_tuples())?;
-    let boards = sample_boards(if a.quick { 1 << 16 } else { 1 << 18 });
-    let roots = sample_roots(a.roots.unwrap_or(default) as usize);
+    let network = lookups
+        .then(|| Network::new(standard_tuples()))
+        .transpose()?;
+    let boards = match lookups {
+        true => sample_boards(board_count as usize),
+        false => Vec::new(),
+    };
+    let roots = sample_roots(roots as usize);
     let context = Run {
         quick: a.quick,
         secs,
@@ -346,7 +386,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         rollouts: a.rollouts.unwrap_or(default),
         roots_given: a.roots.is_some(),
         per_invocation: a.per_invocation,
-        network: &network,
+        network: network.as_ref(),
         boards: &boards,
         kernel_seconds: std::cell::Cell::new(None),
     };

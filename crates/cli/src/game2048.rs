@@ -918,7 +918,10 @@ fn train_command(a: TrainArgs) -> anyhow::Result<()> {
                 training: Vec::new(),
             };
             let tuples = a.tuples.unwrap_or(TupleSet::Standard).tuples();
-            let weights = new_network_weights(&tuples, a.stages.len() + 1);
+            let splits = recipe
+                .split_exponents()
+                .map_err(|e| input_error(format!("{e}")))?;
+            let weights = new_network_weights(&tuples, splits.len() + 1);
             plan(weights, training_bytes(None, weights, rate))?;
             Network::with_recipe(tuples, recipe).map_err(|e| input_error(format!("{e}")))?
         }

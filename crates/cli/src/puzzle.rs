@@ -1,5 +1,6 @@
 //! `rollsim puzzle …`: solve, bench.
 
+use rollsim_core::memory::{check_fits, check_memory, human};
 use rollsim_core::text::count;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -353,6 +354,19 @@ impl Solvers {
 }
 
 fn load(p: Partition, dir: Option<&Path>, quiet: bool) -> anyhow::Result<PdbHeuristic> {
+    let (need, builds) = pdb::load_or_build_bytes(dir, p.width(), &p.patterns());
+    let what = match builds {
+        0 => format!("reading the {} pattern databases", p.name()),
+        _ => format!("building the {} pattern databases", p.name()),
+    };
+    check_memory(&what, need).map_err(|e| {
+        let smaller = (p == Partition::P78).then(|| {
+            let q = Partition::P663;
+            let (bytes, _) = pdb::load_or_build_bytes(dir, q.width(), &q.patterns());
+            format!("; --pdb {} needs about {}", q.name(), human(bytes))
+        });
+        input_error(e + &smaller.unwrap_or_default())
+    })?;
     let bar = Bar::new("placements", quiet);
     let mut dbs = Vec::new();
     for tiles in p.patterns() {
@@ -434,6 +448,8 @@ fn solve(a: SolveArgs) -> anyhow::Result<()> {
             if boards.is_empty() {
                 return Err(input_error(format!("{} holds no boards", path.display())));
             }
+            // Each board is kept with its result (its solution and stage counts): under 1 kB.
+            check_fits("puzzle solve --file", boards.len() as u64, 1024).map_err(input_error)?;
             boards
         }
         (None, None) => unreachable!("clap requires --board or --file"),

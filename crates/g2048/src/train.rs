@@ -338,6 +338,45 @@ fn block_stats(games: u64, results: &[GameResult], seconds: f64) -> BlockStats {
     }
 }
 
+/// Weights of a new network of `tuples` in `stages` stages: 16 values of each cell of each
+/// tuple, per stage.
+pub fn new_network_weights(tuples: &[Vec<u8>], stages: usize) -> u64 {
+    tuples
+        .iter()
+        .map(|t| 1u64.checked_shl(4 * t.len() as u32).unwrap_or(u64::MAX))
+        .fold(0u64, u64::saturating_add)
+        .saturating_mul(stages as u64)
+}
+
+/// Bytes training at `rate` allocates on its way to a network of `weights` weights (every
+/// stage's): f32 weights for a new network (`from` None); for a loaded one, the f32 copy of f16
+/// weights and the copy split into stages (weights and TC state); and 8 bytes a weight of TC
+/// state where training by TC starts it. Sized before any of it is allocated.
+pub fn training_bytes(from: Option<&Network>, weights: u64, rate: Rate) -> u64 {
+    let coherent = from.is_some_and(Network::has_coherence);
+    let copies = match from {
+        None => weights.saturating_mul(4),
+        Some(net) => {
+            let len = net.len() as u64;
+            let widen = if net.element() == Element::F16 {
+                4 * len
+            } else {
+                0
+            };
+            let split = match weights == len {
+                true => 0,
+                false => weights.saturating_mul(if coherent { 12 } else { 4 }),
+            };
+            widen.saturating_add(split)
+        }
+    };
+    let tc = match rate {
+        Rate::Coherence if !coherent => weights.saturating_mul(8),
+        _ => 0,
+    };
+    copies.saturating_add(tc)
+}
+
 /// Trains `net` (which must hold f32 weights) for `config.games` games, numbered on from
 /// `net.games()`, in blocks of `config.block`. After each block the network's game count is
 /// advanced and `on_block` sees the block's statistics and the network (to checkpoint it, say;
@@ -458,6 +497,29 @@ pub(crate) mod tests {
             ..TrainConfig::default()
         };
         train(net, &config, &|_| {}, &mut |_, _| Ok(())).unwrap()
+    }
+
+    #[test]
+    fn training_memory_is_sized_before_allocating() {
+        use crate::ntuple::standard_tuples;
+        // The standard network: 256 MiB of f32 weights, and 512 MiB more of TC state.
+        let standard = new_network_weights(&standard_tuples(), 1);
+        assert_eq!(standard, 4 << 24);
+        assert_eq!(training_bytes(None, standard, Rate::Fixed), 256 << 20);
+        assert_eq!(training_bytes(None, standard, Rate::Coherence), 768 << 20);
+        assert_eq!(new_network_weights(&standard_tuples(), 3), 3 * standard);
+        // A loaded network: what it becomes is allocated beside it.
+        let net = Network::new(small_tuples()).unwrap();
+        let n = net.len() as u64;
+        assert_eq!(n, new_network_weights(&small_tuples(), 1));
+        assert_eq!(training_bytes(Some(&net), n, Rate::Fixed), 0);
+        assert_eq!(training_bytes(Some(&net), n, Rate::Coherence), 8 * n);
+        assert_eq!(training_bytes(Some(&net), 2 * n, Rate::Fixed), 8 * n);
+        let half = Network::new(small_tuples()).unwrap().into_f16();
+        assert_eq!(training_bytes(Some(&half), n, Rate::Fixed), 4 * n);
+        let mut tc = Network::new(small_tuples()).unwrap();
+        tc.enable_coherence();
+        assert_eq!(training_bytes(Some(&tc), 2 * n, Rate::Coherence), 24 * n);
     }
 
     /// A small network trained for 3,000 one-thread games, shared by the tests that need one.
