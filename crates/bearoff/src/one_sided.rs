@@ -26,7 +26,7 @@ use rollsim_core::memory::{huge_filled, prefetch_at};
 /// position takes about a microsecond; with tasks of a sixteenth of a level (at least 64
 /// positions) the members waited 2.7-3.9 ms a build for each other's last task, with these
 /// mostly 0.5-0.9 ms; whole 15x6 builds 0.0464 -> 0.0435 s, 15x8 0.630 -> 0.577 s
-/// (`results/one-sided-guided-tasks.txt`).
+/// (`results/bearoff/one-sided-guided-tasks.txt`).
 const GUIDE: usize = 4;
 const LAST_TASK: usize = 16;
 
@@ -450,7 +450,7 @@ fn sweep_with<P: Prob, E: Send, C: ChainSlots>(
     // most of them. Each level's serial work runs beside other work: the leader sinks the
     // level below (from the rings, where it is kept) before it takes tasks, and while the last
     // member (the keeper) takes the level into the rings, the leader lists the level two above
-    // (it waited there before; 15x6 0.0581 -> 0.0548 s, `results/one-sided-listing-ahead.txt`).
+    // (it waited there before; 15x6 0.0581 -> 0.0548 s, `results/bearoff/one-sided-listing-ahead.txt`).
     lockstep::run(rayon::current_num_threads(), |team| {
         let keeper = team.index() + 1 == team.size();
         if team.leads() {

@@ -12,7 +12,7 @@
 //! Two spinning members on one CPU take turns: the scheduler sometimes placed a new member
 //! beside the leader and took some 15-40 ms to move it, and a 15x6 one-sided sweep then had its
 //! two members on one CPU for up to 39 of its 91 levels and took 0.053-0.072 s instead of
-//! 0.037-0.046 s (`results/one-sided-colocation.txt`). A smaller team is not pinned: the teams
+//! 0.037-0.046 s (`results/bearoff/one-sided-colocation.txt`). A smaller team is not pinned: the teams
 //! of several processes would all be pinned to the same first CPUs.
 
 use std::any::Any;

@@ -131,7 +131,7 @@ impl GpuRolloutEngine {
     /// The engine with the subgroup reduction on a hardware GPU with subgroups. Not on a
     /// software adapter: lavapipe runs the kernel on a few CPU threads, where atomics do not
     /// contend, and there the reduction cost 2% at 256 x 256 rollouts and 10% at 16 x 10,000
-    /// (results/mc-kernel-lavapipe-subgroup.md).
+    /// (results/2048/mc-kernel-lavapipe-subgroup.md).
     pub fn new(gpu: &'static Gpu) -> Result<Self, GpuError> {
         Self::with_reduction(gpu, gpu.subgroups && gpu.adapter.real_gpu)
     }
@@ -177,7 +177,7 @@ impl GpuRolloutEngine {
             in_flight: [None, None],
             // A software adapter's device is the host's own cores, and the halves' batches are
             // half as wide: on lavapipe, 32 games at 10 rollouts a move ran 90,267 rollouts/s
-            // with each step waited for and 71,773 overlapped (results/mc-kernel-lavapipe.md).
+            // with each step waited for and 71,773 overlapped (results/2048/mc-kernel-lavapipe.md).
             overlap: gpu.adapter.real_gpu,
             rollouts_per_dispatch: ROLLOUTS_PER_DISPATCH,
             rollouts_per_invocation: if gpu.adapter.real_gpu {
