@@ -30,8 +30,9 @@ pub struct Options<'a> {
     pub resumed: &'a mut dyn FnMut(Reached, u64),
 }
 
-/// For tests of resuming: the process kills itself right after this many checkpoints.
-const KILL_AFTER_CHECKPOINTS: &str = "ROLLSIM_TEST_KILL_AFTER_CHECKPOINTS";
+/// For tests of resuming: the process kills itself right after this many checkpoints. A name
+/// no user sets by accident, since the release binary is the one the tests run.
+const KILL_AFTER_CHECKPOINTS: &str = "__ROLLSIM_INTERNAL_TEST_HOOK_KILL_AFTER_CHECKPOINTS";
 
 /// Where a two-sided pass sweeps its columns: the seam between a build (its file, checkpoints
 /// and progress, in [`Pass`]) and the device. [`CpuColumns`] here; `columns::gpu::GpuColumns`
@@ -68,13 +69,26 @@ pub fn build_two_sided(
     opts: Options,
 ) -> anyhow::Result<()> {
     let layout = plan.layout();
-    let _lock = rollsim_core::files::lock_for_writing(out)?;
-    let (partial, resumed) = Partial::open(out, layout, opts.fresh)?;
+    let lock = rollsim_core::files::lock_for_writing(out)?;
+    let (partial, resumed) = Partial::open(lock.target(), layout, opts.fresh)?;
     let moves = Moves::new(layout.space);
     if let Some(p) = resumed {
+        let levels = moves.levels.len();
+        anyhow::ensure!(
+            p.levels_done <= levels,
+            rollsim_core::files::InputFileError::new(
+                partial.path(),
+                format!(
+                    "its checkpoint says {} levels are done, of {levels}: damaged; nothing was \
+                     deleted: give --fresh to start the build over",
+                    p.levels_done
+                )
+            )
+        );
         let pairs = (moves.n * moves.n) as u64;
         let sections = plan.passes().iter().filter(|s| s.0 < p.section).count() as u64;
         (opts.resumed)(p, sections * pairs + moves.pairs_below(p.levels_done));
+        partial.check_written(&written(&moves, &plan.passes(), p))?;
     }
     let kill_after: Option<u32> = std::env::var(KILL_AFTER_CHECKPOINTS)
         .ok()
@@ -123,6 +137,23 @@ pub fn build_two_sided(
     })?;
     partial.finish(opts.durable)?;
     Ok(())
+}
+
+/// The column sections a build had written when it reached `p`: every column of the passes
+/// before, and those of the levels done in its own.
+fn written(moves: &Moves, passes: &[(Section, CellKind)], p: Reached) -> Vec<(Section, u32)> {
+    let mut columns = Vec::new();
+    for &(section, _) in passes {
+        let levels = match section.cmp(&p.section) {
+            std::cmp::Ordering::Less => moves.levels.len(),
+            std::cmp::Ordering::Equal => p.levels_done,
+            std::cmp::Ordering::Greater => 0,
+        };
+        for level in &moves.levels[..levels] {
+            columns.extend(level.iter().map(|&x| (section, x)));
+        }
+    }
+    columns
 }
 
 /// One pass of a build under way: what a [`ColumnSweeper`] sweeps.

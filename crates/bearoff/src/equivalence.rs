@@ -52,7 +52,7 @@ struct Gpu(&'static rollsim_gpu::Gpu);
 #[cfg(feature = "gpu")]
 impl Device for Gpu {
     /// Fixed point of 2^-29 per cell, rounded at every level: 2.6e-9 from f64 at worst on
-    /// 10x6 (`results/bearoff-precision.jsonl`).
+    /// 10x6 (`results/bearoff/bearoff-precision.jsonl`).
     const CELL: CellKind = CellKind::Fixed32;
     const TOLERANCE: f64 = 1e-8;
     fn open(test: &str) -> Option<Gpu> {
@@ -263,12 +263,12 @@ fn two_sided_builds_equal_brute_force<D: Device>() {
                 space.position(us, &mut a);
                 space.position(them, &mut b);
                 let want = brute_win(&a, &b, &mut wins);
-                let got = t.win(us, them);
+                let got = t.win(us, them).unwrap();
                 assert!(
                     (got - want).abs() < D::TOLERANCE,
                     "{a:?} {b:?}: {got} vs {want}"
                 );
-                if let Some(e) = t.equities(us, them) {
+                if let Some(e) = t.equities(us, them).unwrap() {
                     let want = brute_equities(&a, &b, &mut equities);
                     let got = [e.owned, e.centred, e.opponent_owns];
                     for (g, w) in got.iter().zip(want) {
@@ -277,7 +277,7 @@ fn two_sided_builds_equal_brute_force<D: Device>() {
                 }
             }
         }
-        assert_eq!(t.equities(1, 1).is_some(), cubeful);
+        assert_eq!(t.equities(1, 1).unwrap().is_some(), cubeful);
     }
 }
 
@@ -305,8 +305,12 @@ fn two_sided_builds_equal_the_table_solved_in_memory<D: Device>() {
             for them in 0..n as u32 {
                 // Columns by opponent: the record of `them`, at `us`.
                 let at = them as usize * n + us as usize;
-                assert_eq!(t.win(us, them), cubeless[at], "6x{checkers} {us} {them}");
-                let e = t.equities(us, them).unwrap();
+                assert_eq!(
+                    t.win(us, them).unwrap(),
+                    cubeless[at],
+                    "6x{checkers} {us} {them}"
+                );
+                let e = t.equities(us, them).unwrap().unwrap();
                 let at = them as usize * 3 * n + us as usize;
                 let want = [cubeful[at], cubeful[at + n], cubeful[at + 2 * n]];
                 assert_eq!([e.owned, e.centred, e.opponent_owns], want, "6x{checkers}");

@@ -34,6 +34,7 @@
 //! While it is built the table lives in `OUT.partial` beside the output, with a checkpoint
 //! `OUT.partial.ckpt` ([`Partial`]); the finished file is renamed into place.
 
+use rollsim_core::files::{Create, InputFileError, Temporary, open_owned, sibling};
 use rollsim_core::progress::Progress;
 use std::fs::{self, File};
 use std::io::{self, Read};
@@ -261,20 +262,69 @@ impl Equities {
     }
 }
 
-/// A two-sided table read in place: opening maps the file and checks its header and checksum
-/// table, not the data (see [`Table::verify`]).
+/// A two-sided table read in place: opening checks its header and reads its checksum table,
+/// not the data (see [`Table::verify`]). Everything is read with `pread`, not through a map:
+/// a file truncated or replaced while it is read (`cp new.rsb table.rsb`) is then an error
+/// naming it, where a read through a map dies of SIGBUS.
 pub struct Table {
     layout: Layout,
-    map: memmap2::Mmap,
-    /// For reading whole columns without mapping them into this process (see `read_column`).
+    path: PathBuf,
     file: File,
+    /// Size and modification time at opening, to tell a file changed while it was read.
+    opened: (u64, Option<std::time::SystemTime>),
+    /// The checksum table, as stored.
+    crcs: Vec<u8>,
 }
 
-/// A section of a column whose checksum does not match.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What is wrong with a column's section.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Problem {
+    /// Its bytes do not match their checksum.
+    Checksum,
+    /// Value `plane` of the side on roll at `us` is one no table holds (see [`possible`]).
+    Value { us: u64, plane: u64, value: f64 },
+}
+
+/// A section of a column that fails a check.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BadColumn {
     pub section: Section,
     pub them: u64,
+    pub problem: Problem,
+}
+
+impl std::fmt::Display for BadColumn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?} column {}", self.section, self.them)?;
+        match self.problem {
+            Problem::Checksum => write!(f, " (checksum)"),
+            Problem::Value { us, plane, value } => write!(
+                f,
+                " ({} value {value} of position {us} is not possible)",
+                value_names(self.section)[plane as usize]
+            ),
+        }
+    }
+}
+
+/// The values of a section, plane by plane, as reports name them.
+pub fn value_names(section: Section) -> &'static [&'static str] {
+    match section {
+        Section::Cubeless => &["cubeless"],
+        Section::Cubeful => &["owned", "centred", "opponent-owns"],
+    }
+}
+
+/// How far a stored value may pass its range: cells rounded by the sweep (an f32 by an ulp,
+/// 6e-8 near 1) may cross a bound by a rounding; damage, by far more.
+const SLACK: f64 = 1e-6;
+
+/// Whether `v` is a value `section` can hold: finite, and within its range (a winning chance in
+/// [0, 1], an equity in [-1, 1]) up to [`SLACK`]. A checksum does not rule the others out: it
+/// is only as good as the program that wrote it.
+fn possible(section: Section, v: f64) -> bool {
+    let (lo, hi) = section_range(section);
+    (lo - SLACK..=hi + SLACK).contains(&v)
 }
 
 impl Table {
@@ -288,18 +338,32 @@ impl Table {
         let got = read_up_to(&mut file, &mut header)?;
         let (layout, crc_table) = Layout::parse(&header[..got])?;
         exact_size(u128::from(layout.file_bytes()), meta.len() as usize)?;
-        // SAFETY: the map is read-only; rollsim writes tables under a temporary name and
-        // renames them, so a finished file is not modified in place. A file truncated by
-        // someone else while mapped would fault, as with any mapped reader.
-        let map = unsafe { memmap2::Mmap::map(&file)? };
-        let table = Table { layout, map, file };
-        let computed = crc32fast::hash(table.crc_table());
+        let mut table = Table {
+            layout,
+            path: path.to_path_buf(),
+            file,
+            opened: (meta.len(), meta.modified().ok()),
+            crcs: Vec::new(),
+        };
+        // No checksum covers the padding before the data: it is checked for the zeros written.
+        let mut padding = vec![0; DATA_OFFSET as usize - HEADER];
+        table.read(&mut padding, HEADER as u64)?;
+        if let Some(at) = padding.iter().position(|&b| b != 0) {
+            return Err(FormatError::Header(format!(
+                "byte {} of the padding before the data is not zero",
+                HEADER + at
+            )));
+        }
+        let mut crcs = vec![0; 4 * layout.crc_entries() as usize];
+        table.read(&mut crcs, layout.crc_offset())?;
+        let computed = crc32fast::hash(&crcs);
         if computed != crc_table {
             return Err(FormatError::Checksum {
                 stored: crc_table,
                 computed,
             });
         }
+        table.crcs = crcs;
         Ok(table)
     }
 
@@ -311,33 +375,79 @@ impl Table {
         self.layout.space
     }
 
-    fn crc_table(&self) -> &[u8] {
-        let at = self.layout.crc_offset() as usize;
-        &self.map[at..at + 4 * self.layout.crc_entries() as usize]
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
-    /// The raw bytes of a column's section.
-    pub fn column_bytes(&self, section: Section, them: u64) -> &[u8] {
-        let at = self.layout.column_offset(section, them) as usize;
-        &self.map[at..at + self.layout.section_bytes(section) as usize]
+    /// Reads `buf` at `at`. Errors name the file; a read past its end says that it shrank.
+    fn read(&self, buf: &mut [u8], at: u64) -> io::Result<()> {
+        read_at(&self.file, buf, at).map_err(|e| match self.changed() {
+            Some(e) => e,
+            None => named(&self.path, e),
+        })
     }
 
-    /// Value `plane` of the pair (`us` on roll, `them`), from `section`.
-    fn value(&self, section: Section, plane: u64, us: u32, them: u32) -> f64 {
+    /// An error naming the file if it is not as it was when opened (truncated, rewritten).
+    fn changed(&self) -> Option<io::Error> {
+        let meta = self.file.metadata().ok()?;
+        if (meta.len(), meta.modified().ok()) == self.opened {
+            return None;
+        }
+        Some(io::Error::other(format!(
+            "{}: changed while it was read (now {} bytes, {} when opened): was it truncated or \
+             replaced? Nothing read from it is used",
+            self.path.display(),
+            meta.len(),
+            self.opened.0
+        )))
+    }
+
+    /// Fails, naming the file, if it changed since it was opened: what was read from it may
+    /// mix two files.
+    fn unchanged(&self) -> io::Result<()> {
+        self.changed().map_or(Ok(()), Err)
+    }
+
+    /// Value `plane` of the pair (`us` on roll, `them`), from `section`; refused if it is not a
+    /// value a table can hold.
+    fn value(&self, section: Section, plane: u64, us: u32, them: u32) -> Result<f64> {
         let cell = self.layout.cell(section);
-        let at = self.layout.column_offset(section, u64::from(them)) as usize
-            + (plane * self.layout.n() + u64::from(us)) as usize * cell.bytes();
-        decode(cell, section, &self.map[at..at + cell.bytes()])
+        let at = self.layout.column_offset(section, u64::from(them))
+            + (plane * self.layout.n() + u64::from(us)) * cell.bytes() as u64;
+        let mut b = [0u8; 8];
+        let b = &mut b[..cell.bytes()];
+        self.read(b, at)?;
+        let value = decode(cell, section, b);
+        if !possible(section, value) {
+            return Err(self.impossible(BadColumn {
+                section,
+                them: u64::from(them),
+                problem: Problem::Value {
+                    us: u64::from(us),
+                    plane,
+                    value,
+                },
+            }));
+        }
+        Ok(value)
     }
 
-    /// Every value of a column's section, plane by plane, into `out`.
+    fn impossible(&self, bad: BadColumn) -> FormatError {
+        FormatError::Table(format!(
+            "{bad}; `rollsim bearoff verify {}` checks every column",
+            self.path.display()
+        ))
+    }
+
+    /// Every value of a column's section, plane by plane, into `out`; refused if one is not a
+    /// value a table can hold.
     pub fn column_values(
         &self,
         section: Section,
         them: u64,
         bytes: &mut Vec<u8>,
         out: &mut Vec<f64>,
-    ) -> io::Result<()> {
+    ) -> Result<()> {
         let cell = self.layout.cell(section);
         self.read_column(section, them, bytes)?;
         out.clear();
@@ -346,15 +456,56 @@ impl Table {
                 .chunks_exact(cell.bytes())
                 .map(|b| decode(cell, section, b)),
         );
+        let n = self.layout.n() as usize;
+        if let Some(i) = out.iter().position(|&v| !possible(section, v)) {
+            return Err(self.impossible(BadColumn {
+                section,
+                them,
+                problem: Problem::Value {
+                    us: (i % n) as u64,
+                    plane: (i / n) as u64,
+                    value: out[i],
+                },
+            }));
+        }
         Ok(())
     }
 
-    /// A column's section read into `buf`, not through the map: a pass over a whole table of
-    /// tens of GB would otherwise count it all in this process's resident memory (23 GB for a
-    /// `verify` of the 29 GB 15x15 table), though the pages are only cache.
-    fn read_column(&self, section: Section, them: u64, buf: &mut Vec<u8>) -> io::Result<()> {
+    /// A column's section read into `buf`.
+    pub fn read_column(&self, section: Section, them: u64, buf: &mut Vec<u8>) -> io::Result<()> {
         buf.resize(self.layout.section_bytes(section) as usize, 0);
-        read_at(&self.file, buf, self.layout.column_offset(section, them))
+        self.read(buf, self.layout.column_offset(section, them))
+    }
+
+    /// The checks of a column's section read into `bytes`: its checksum, then every value.
+    fn check_column(&self, section: Section, them: u64, bytes: &[u8]) -> Option<BadColumn> {
+        let entry = (section as u64 * self.layout.n() + them) as usize;
+        let bad = |problem| {
+            Some(BadColumn {
+                section,
+                them,
+                problem,
+            })
+        };
+        if crc32fast::hash(bytes) != u32_at(&self.crcs, 4 * entry) {
+            return bad(Problem::Checksum);
+        }
+        let cell = self.layout.cell(section);
+        // u16 cells span their range and no more: every one is possible.
+        if cell == CellKind::U16 {
+            return None;
+        }
+        let n = self.layout.n() as usize;
+        let (i, value) = bytes
+            .chunks_exact(cell.bytes())
+            .map(|b| decode(cell, section, b))
+            .enumerate()
+            .find(|&(_, v)| !possible(section, v))?;
+        bad(Problem::Value {
+            us: (i % n) as u64,
+            plane: (i / n) as u64,
+            value,
+        })
     }
 
     fn check(&self, us: u32, them: u32) {
@@ -367,48 +518,57 @@ impl Table {
 
     /// The chance that the side on roll, at `us`, wins against `them` (indices in
     /// [`Space::index`]'s order).
-    pub fn win(&self, us: u32, them: u32) -> f64 {
+    pub fn win(&self, us: u32, them: u32) -> Result<f64> {
         self.check(us, them);
         self.value(Section::Cubeless, 0, us, them)
     }
 
     /// The money equities of the side on roll, if the table has them.
-    pub fn equities(&self, us: u32, them: u32) -> Option<Equities> {
+    pub fn equities(&self, us: u32, them: u32) -> Result<Option<Equities>> {
         self.check(us, them);
-        self.layout.cubeful?;
+        if self.layout.cubeful.is_none() {
+            return Ok(None);
+        }
         let v = |plane| self.value(Section::Cubeful, plane, us, them);
-        Some(Equities {
-            owned: v(0),
-            centred: v(1),
-            opponent_owns: v(2),
-        })
+        Ok(Some(Equities {
+            owned: v(0)?,
+            centred: v(1)?,
+            opponent_owns: v(2)?,
+        }))
     }
 
-    /// Checks every column against its checksum, on CPU threads; `progress` gets the bytes
-    /// checked as it goes. Returns the sections that do not match.
-    /// A column that cannot be read (an I/O error) counts as damaged.
-    pub fn verify(&self, progress: &dyn Progress) -> Vec<BadColumn> {
+    /// Checks every column against its checksum and every value against its range, on CPU
+    /// threads; `progress` gets the bytes checked as it goes. Returns the sections that fail.
+    /// A column that cannot be read, or a file that changes while it is read, is an error
+    /// naming the file.
+    pub fn verify(&self, progress: &dyn Progress) -> io::Result<Vec<BadColumn>> {
+        self.verify_columns(self.layout.n(), progress)
+    }
+
+    /// [`Table::verify`] of the first `columns` columns: those a sub-table is cut from.
+    pub fn verify_columns(
+        &self,
+        columns: u64,
+        progress: &dyn Progress,
+    ) -> io::Result<Vec<BadColumn>> {
         use rayon::prelude::*;
-        let n = self.layout.n();
-        let crcs = self.crc_table();
-        let mut bad: Vec<BadColumn> = self
+        let checked: Vec<Option<BadColumn>> = self
             .layout
             .sections()
             .into_iter()
-            .flat_map(|section| (0..n).map(move |them| (section, them)))
+            .flat_map(|section| (0..columns.min(self.layout.n())).map(move |them| (section, them)))
             .collect::<Vec<_>>()
             .into_par_iter()
             .map_init(Vec::new, |buf, (section, them)| {
-                let read = self.read_column(section, them, buf);
+                self.read_column(section, them, buf)?;
                 progress.inc(buf.len() as u64);
-                let entry = (section as u64 * n + them) as usize;
-                let ok = read.is_ok() && crc32fast::hash(buf) == u32_at(crcs, 4 * entry);
-                (!ok).then_some(BadColumn { section, them })
+                Ok(self.check_column(section, them, buf))
             })
-            .flatten()
-            .collect();
+            .collect::<io::Result<_>>()?;
+        self.unchanged()?;
+        let mut bad: Vec<BadColumn> = checked.into_iter().flatten().collect();
         bad.sort_by_key(|b| (b.section, b.them));
-        bad
+        Ok(bad)
     }
 
     /// The table of at most `checkers` checkers a side, gnubg's order putting those positions
@@ -426,24 +586,63 @@ impl Table {
 
     /// Writes the table of at most `checkers` checkers (see [`Table::sub_space`]) as gnubg's
     /// two-sided database (cubeful when this table is), each value rounded as gnubg stores it.
+    /// Values no table holds are refused; checksums are [`Table::verify_columns`]'s.
     pub fn write_gnubg(&self, checkers: u32, out: &mut impl io::Write) -> Result<()> {
         let sub = self.sub_space(checkers)?;
-        let m = sub.len();
-        let sections = self.layout.sections();
-        let values: usize = sections.iter().map(|&s| Layout::values(s) as usize).sum();
+        let (m, n) = (sub.len(), self.layout.n());
+        let planes: Vec<(Section, u64)> = self
+            .layout
+            .sections()
+            .into_iter()
+            .flat_map(|s| (0..Layout::values(s)).map(move |p| (s, p)))
+            .collect();
+        let values = planes.len();
+        let record: usize = planes
+            .iter()
+            .map(|&(s, _)| self.layout.cell(s).bytes())
+            .sum();
+        // gnubg's rows are rollsim's rows across all columns: read in blocks of rows of about
+        // 64 MiB, one read per column and plane, rather than a few cells a read.
+        let block = ((64 << 20) / (record * m)).clamp(1, m);
+        let (mut rows_in, mut from, mut cache) = (0, 0, Vec::new());
         write_gnubg_two_sided_rows(sub, self.layout.cubeful.is_some(), out, |us0, buf| {
             let rows = buf.len() / (m * values);
-            for them in 0..m {
-                let mut v = 0;
-                for &section in &sections {
-                    let column = self.column_bytes(section, them as u64);
-                    for plane in 0..Layout::values(section) as usize {
-                        for k in 0..rows {
-                            let us = plane * self.layout.n() as usize + us0 + k;
-                            buf[(k * m + them) * values + v] =
-                                gnubg_value(self.layout.cell(section), section, column, us);
-                        }
-                        v += 1;
+            if us0 < from || us0 + rows > from + rows_in {
+                (from, rows_in) = (us0, block.max(rows).min(m - us0));
+                cache.resize(rows_in * m * record, 0);
+                let mut at = 0;
+                for &(section, plane) in &planes {
+                    let b = self.layout.cell(section).bytes();
+                    for them in 0..m as u64 {
+                        let start = self.layout.column_offset(section, them)
+                            + (plane * n + from as u64) * b as u64;
+                        self.read(&mut cache[at..at + rows_in * b], start)?;
+                        at += rows_in * b;
+                    }
+                }
+            }
+            let mut at = 0;
+            for (v, &(section, plane)) in planes.iter().enumerate() {
+                let cell = self.layout.cell(section);
+                let b = cell.bytes();
+                for them in 0..m {
+                    let column = &cache[at..at + rows_in * b];
+                    at += rows_in * b;
+                    for k in 0..rows {
+                        let i = us0 - from + k;
+                        let stored = &column[i * b..][..b];
+                        buf[(k * m + them) * values + v] = gnubg_value(cell, section, stored)
+                            .ok_or_else(|| {
+                                self.impossible(BadColumn {
+                                    section,
+                                    them: them as u64,
+                                    problem: Problem::Value {
+                                        us: (us0 + k) as u64,
+                                        plane,
+                                        value: decode(cell, section, stored),
+                                    },
+                                })
+                            })?;
                     }
                 }
             }
@@ -452,21 +651,32 @@ impl Table {
     }
 
     /// Writes the table of at most `checkers` checkers (see [`Table::sub_space`]) into `out`
-    /// in this format, cells as they are.
-    pub fn extract(&self, checkers: u32, out: &Path) -> Result<()> {
-        let sub = self.sub_space(checkers)?;
+    /// in this format, cells as they are, each column checked as it is read (a damaged one is
+    /// refused). Written as `OUT.partial`, which is removed on an error or a signal.
+    pub fn extract(&self, checkers: u32, out: &Path) -> anyhow::Result<()> {
+        let sub = self
+            .sub_space(checkers)
+            .map_err(|e| InputFileError::new(&self.path, e))?;
         let layout = Layout {
             space: sub,
             ..self.layout
         };
-        let _lock = rollsim_core::files::lock_for_writing(out).map_err(io::Error::other)?;
-        let (partial, _) = Partial::open(out, layout, true)?;
+        let lock = rollsim_core::files::lock_for_writing(out)?;
+        let partial = Partial::temporary(lock.target(), layout)?;
         let (m, n) = (sub.len(), self.layout.n() as usize);
-        let mut bytes = Vec::new();
+        let (mut column, mut bytes) = (Vec::new(), Vec::new());
         for section in self.layout.sections() {
             let cell = self.layout.cell(section).bytes();
             for them in 0..m {
-                let column = self.column_bytes(section, them as u64);
+                // The whole column, for its checksum.
+                self.read_column(section, them as u64, &mut column)?;
+                if let Some(bad) = self.check_column(section, them as u64, &column) {
+                    return Err(InputFileError::new(
+                        &self.path,
+                        format!("{bad}: the table is damaged; `rollsim bearoff verify` lists every damaged column"),
+                    )
+                    .into());
+                }
                 bytes.clear();
                 for plane in 0..Layout::values(section) as usize {
                     bytes.extend_from_slice(&column[plane * n * cell..][..m * cell]);
@@ -474,6 +684,7 @@ impl Table {
                 partial.write_column_bytes(section, them as u32, &bytes)?;
             }
         }
+        self.unchanged()?;
         partial.finish(true)?;
         Ok(())
     }
@@ -483,7 +694,6 @@ impl Table {
         self.layout.n() * self.layout.record_bytes()
     }
 }
-
 /// A stored value, exactly (a u16 cell in f64, not through the sweep's f32).
 fn decode(cell: CellKind, section: Section, b: &[u8]) -> f64 {
     match cell {
@@ -515,7 +725,8 @@ pub struct Difference {
     pub mean: f64,
 }
 
-/// Compares every value two tables over the same space both have.
+/// Compares every value two tables over the same space both have; refuses values no table
+/// holds.
 pub fn compare(a: &Table, b: &Table) -> Result<Vec<Difference>> {
     use rayon::prelude::*;
     if a.space() != b.space() {
@@ -539,7 +750,7 @@ pub fn compare(a: &Table, b: &Table) -> Result<Vec<Difference>> {
             .into_par_iter()
             .map_init(
                 || (Vec::new(), Vec::new(), Vec::new()),
-                |(bytes, x, y), them| -> io::Result<Vec<(f64, u64, f64)>> {
+                |(bytes, x, y), them| -> Result<Vec<(f64, u64, f64)>> {
                     a.column_values(section, them, bytes, x)?;
                     b.column_values(section, them, bytes, y)?;
                     Ok((0..planes)
@@ -557,12 +768,8 @@ pub fn compare(a: &Table, b: &Table) -> Result<Vec<Difference>> {
                         .collect())
                 },
             )
-            .collect::<io::Result<_>>()?;
-        let names: &[&'static str] = match section {
-            Section::Cubeless => &["cubeless"],
-            Section::Cubeful => &["owned", "centred", "opponent-owns"],
-        };
-        for (p, &value) in names.iter().enumerate() {
+            .collect::<Result<_>>()?;
+        for (p, &value) in value_names(section).iter().enumerate() {
             let mut d = Difference {
                 value,
                 max: 0.0,
@@ -580,21 +787,23 @@ pub fn compare(a: &Table, b: &Table) -> Result<Vec<Difference>> {
             out.push(d);
         }
     }
+    a.unchanged()?;
+    b.unchanged()?;
     Ok(out)
 }
 
-/// Cell `i` of a column's section as gnubg stores it: the winning chance p as
-/// [`quantize`]`(p)`, an equity e as [`quantize`]`((e + 1) / 2)`; u16 cells are that already.
-fn gnubg_value(cell: CellKind, section: Section, column: &[u8], i: usize) -> u16 {
-    let b = &column[i * cell.bytes()..][..cell.bytes()];
+/// A stored cell as gnubg stores it: the winning chance p as [`quantize`]`(p)`, an equity e
+/// as [`quantize`]`((e + 1) / 2)`; u16 cells are that already. `None` for a value no table
+/// holds, which quantizing would hide.
+fn gnubg_value(cell: CellKind, section: Section, b: &[u8]) -> Option<u16> {
     if cell == CellKind::U16 {
-        return u16::from_le_bytes([b[0], b[1]]);
+        return Some(u16::from_le_bytes([b[0], b[1]]));
     }
     let v = decode(cell, section, b);
-    match section {
+    possible(section, v).then(|| match section {
         Section::Cubeless => quantize(v),
         Section::Cubeful => quantize((v + 1.0) / 2.0),
-    }
+    })
 }
 
 /// Reads until `buf` is full or the file ends; the count read.
@@ -636,84 +845,275 @@ pub struct Partial {
     checkpoint: PathBuf,
     file: File,
     crcs: Vec<AtomicU32>,
+    /// A partial file that no checkpoint keeps (an extract's): removed on an error or a signal.
+    temporary: Option<Temporary>,
+}
+
+/// Why a checkpoint cannot be resumed.
+#[derive(Debug, PartialEq)]
+enum Unusable {
+    /// It is of another table: made with other flags.
+    Other(Layout),
+    /// It is damaged; the table it is of, where its header is whole.
+    Damaged(String, Option<Layout>),
+}
+
+/// A checkpoint's contents for a build of `layout`: where the build stands and the CRC of
+/// every column section (0 for those not written yet).
+fn decode_checkpoint(
+    bytes: &[u8],
+    layout: Layout,
+) -> std::result::Result<(Reached, Vec<u32>), Unusable> {
+    // The header carries its own CRC: whole, it tells the table even if the rest is damaged.
+    let stored = bytes
+        .get(8..8 + HEADER)
+        .and_then(|h| Layout::parse(h).ok())
+        .map(|(l, _)| l);
+    let damaged = |why: String| Err(Unusable::Damaged(why, stored));
+    if !bytes.starts_with(CHECKPOINT_MAGIC) {
+        return damaged("it does not start as a checkpoint does".into());
+    }
+    match stored {
+        Some(s) if s != layout => return Err(Unusable::Other(s)),
+        Some(_) => {}
+        None => return damaged("its table header is damaged".into()),
+    }
+    let entries = layout.crc_entries() as usize;
+    let want = 8 + HEADER + 8 + 4 * entries + 4;
+    if bytes.len() != want {
+        return damaged(format!("{} bytes, not {want}", bytes.len()));
+    }
+    let (body, crc) = bytes.split_at(want - 4);
+    let (stored_crc, computed) = (u32_at(crc, 0), crc32fast::hash(body));
+    if stored_crc != computed {
+        return damaged(format!(
+            "checksum mismatch: stored {stored_crc:08x}, computed {computed:08x}"
+        ));
+    }
+    let at = 8 + HEADER;
+    let section = match u32_at(body, at) {
+        0 => Section::Cubeless,
+        1 if layout.cubeful.is_some() => Section::Cubeful,
+        s => return damaged(format!("it names pass {s}")),
+    };
+    let reached = Reached {
+        section,
+        levels_done: u32_at(body, at + 4) as usize,
+    };
+    let crcs = (0..entries).map(|i| u32_at(body, at + 8 + 4 * i)).collect();
+    Ok((reached, crcs))
+}
+
+impl Layout {
+    /// The table in words, e.g. `8 checkers on 6 points, cubeless f32, cubeful u16`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} on {}, cubeless {}{}",
+            plural(self.space.checkers, "checker"),
+            plural(self.space.points, "point"),
+            self.cubeless.name(),
+            self.cubeful
+                .map_or(String::new(), |c| format!(", cubeful {}", c.name()))
+        )
+    }
+
+    /// The build flags that make this table (`--precision auto` alone mixes cells).
+    fn flags(&self) -> String {
+        let precision = match self.cubeful {
+            Some(c) if c != self.cubeless => "auto",
+            _ => self.cubeless.name(),
+        };
+        format!(
+            "--points {} --checkers {}{} --precision {precision}",
+            self.space.points,
+            self.space.checkers,
+            if self.cubeful.is_some() {
+                " --cubeful"
+            } else {
+                ""
+            }
+        )
+    }
 }
 
 impl Partial {
-    /// Opens the build of `layout` into `out`: resumes `OUT.partial` if its checkpoint is for
-    /// the same table and its file is whole, else starts it afresh. The caller holds
-    /// [`rollsim_core::files::lock_for_writing`] on `out`, so two builds never write one table.
-    pub fn open(out: &Path, layout: Layout, fresh: bool) -> io::Result<(Partial, Option<Reached>)> {
-        let (_, dir) = rollsim_core::files::name_and_dir(out)?;
-        fs::create_dir_all(dir)?;
-        let path = partial_path(out)?;
-        let checkpoint = dir.join(format!(
-            "{}.ckpt",
-            path.file_name().unwrap_or_default().to_string_lossy()
-        ));
-        let file = fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)?;
-        let entries = layout.crc_entries() as usize;
+    /// Opens the build of `layout` into `out` (where the output is written: see
+    /// [`rollsim_core::files::WriteLock::target`]): resumes `OUT.partial` from its checkpoint,
+    /// or starts anew where there is none or with `fresh`. A checkpoint of another table, a
+    /// damaged checkpoint, or a partial file that does not match it is refused (bad input)
+    /// naming what it is and `--fresh`, and nothing is deleted: hours of work may be at stake.
+    /// Anything but a regular file of rollsim's at either name is refused, never written
+    /// through. The caller holds [`rollsim_core::files::lock_for_writing`] on `out`, so two
+    /// builds never write one table.
+    pub fn open(
+        out: &Path,
+        layout: Layout,
+        fresh: bool,
+    ) -> anyhow::Result<(Partial, Option<Reached>)> {
+        let (path, checkpoint) = partial_paths(out)?;
+        let stored = match fresh {
+            true => None,
+            false => read_owned(
+                &checkpoint,
+                (8 + HEADER + 12) as u64 + 4 * layout.crc_entries(),
+            )?,
+        };
+        let Some(bytes) = stored else {
+            let partial = Partial::create(out, layout, path, checkpoint, false)?;
+            return Ok((partial, None));
+        };
+        let keep = "; nothing was deleted";
+        let (reached, crcs) = decode_checkpoint(&bytes, layout).map_err(|u| {
+            let why = match u {
+                Unusable::Other(made) => format!(
+                    "the checkpoint of a build of another table ({}; made with {}), not of this \
+                     one ({}){keep}: run the build with those flags to resume it, or give \
+                     --fresh to start this one over",
+                    made.describe(),
+                    made.flags(),
+                    layout.describe()
+                ),
+                Unusable::Damaged(why, made) => format!(
+                    "a damaged checkpoint ({why}){}{keep}: give --fresh to start the build over",
+                    made.map_or(String::new(), |m| format!(
+                        " of a build of {} (made with {})",
+                        m.describe(),
+                        m.flags()
+                    ))
+                ),
+            };
+            InputFileError::new(&checkpoint, why)
+        })?;
+        if fs::symlink_metadata(&path).is_err_and(|e| e.kind() == io::ErrorKind::NotFound) {
+            return Err(InputFileError::new(
+                &path,
+                format!(
+                    "missing, though the checkpoint {} is of it{keep}: give --fresh to start \
+                     the build over",
+                    checkpoint.display()
+                ),
+            )
+            .into());
+        }
+        let file = open_owned(&path, Create::Existing)?;
+        let len = file.metadata().map_err(|e| named(&path, e))?.len();
+        if len != layout.file_bytes() {
+            return Err(InputFileError::new(
+                &path,
+                format!(
+                    "{len} bytes, not the {} of the table its checkpoint {} is of: damaged{keep}; \
+                     give --fresh to start the build over",
+                    layout.file_bytes(),
+                    checkpoint.display()
+                ),
+            )
+            .into());
+        }
         let partial = Partial {
             layout,
             out: out.to_path_buf(),
             path,
             checkpoint,
             file,
-            crcs: (0..entries).map(|_| AtomicU32::new(0)).collect(),
+            crcs: crcs.into_iter().map(AtomicU32::new).collect(),
+            temporary: None,
         };
-        let resumed = if fresh {
-            None
-        } else {
-            partial.read_checkpoint()
-        };
-        if resumed.is_none() {
-            let _ = fs::remove_file(&partial.checkpoint);
-            partial.file.set_len(0)?;
+        Ok((partial, Some(reached)))
+    }
+
+    /// Starts writing `layout` into `out` with no checkpoint to keep it (an extract): the
+    /// partial file is removed on an error, when dropped unfinished, and on SIGINT or SIGTERM.
+    /// The checkpoint of an unfinished build of `out` is refused, not deleted.
+    pub fn temporary(out: &Path, layout: Layout) -> anyhow::Result<Partial> {
+        let (path, checkpoint) = partial_paths(out)?;
+        if fs::symlink_metadata(&checkpoint).is_ok() {
+            return Err(InputFileError::new(
+                &checkpoint,
+                format!(
+                    "the checkpoint of an unfinished build of {}; finish that build (run it \
+                     again), remove {} and its checkpoint, or give another output",
+                    out.display(),
+                    path.display()
+                ),
+            )
+            .into());
         }
-        partial.file.set_len(layout.file_bytes())?;
-        Ok((partial, resumed))
+        Partial::create(out, layout, path, checkpoint, true)
+    }
+
+    /// A new, empty partial file of the table's size, in place of any earlier one of rollsim's.
+    fn create(
+        out: &Path,
+        layout: Layout,
+        path: PathBuf,
+        checkpoint: PathBuf,
+        temporary: bool,
+    ) -> anyhow::Result<Partial> {
+        let dir = rollsim_core::files::parent_dir(out);
+        fs::create_dir_all(dir).map_err(|e| named(dir, e))?;
+        remove_owned(&checkpoint)?;
+        remove_owned(&path)?;
+        let temporary = temporary.then(|| Temporary::new(path.clone()));
+        let file = open_owned(&path, Create::New)?;
+        file.set_len(layout.file_bytes())
+            .map_err(|e| named(&path, e))?;
+        let entries = layout.crc_entries() as usize;
+        Ok(Partial {
+            layout,
+            out: out.to_path_buf(),
+            path,
+            checkpoint,
+            file,
+            crcs: (0..entries).map(|_| AtomicU32::new(0)).collect(),
+            temporary,
+        })
     }
 
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    fn read_checkpoint(&self) -> Option<Reached> {
-        let bytes = fs::read(&self.checkpoint).ok()?;
-        let entries = self.crcs.len();
-        let want = 8 + HEADER + 8 + 4 * entries + 4;
-        if bytes.len() != want || !bytes.starts_with(CHECKPOINT_MAGIC) {
-            return None;
+    /// Checks `columns`, written before the checkpoint this build resumed from, against the
+    /// CRCs it recorded: the build reads some again and copies all into the table, so damage
+    /// must be found before anything is built on it. Refuses (bad input) naming the damaged
+    /// ones and `--fresh`.
+    pub fn check_written(&self, columns: &[(Section, u32)]) -> anyhow::Result<()> {
+        use rayon::prelude::*;
+        let bad: Vec<(Section, u32)> = columns
+            .par_iter()
+            .map_init(Vec::new, |buf, &(section, them)| -> io::Result<_> {
+                buf.resize(self.layout.section_bytes(section) as usize, 0);
+                let at = self.layout.column_offset(section, u64::from(them));
+                read_at(&self.file, buf, at).map_err(|e| named(&self.path, e))?;
+                let stored = self.crcs[self.entry(section, them)].load(Ordering::Relaxed);
+                Ok((crc32fast::hash(buf) != stored).then_some((section, them)))
+            })
+            .collect::<io::Result<Vec<_>>>()?
+            .into_iter()
+            .flatten()
+            .collect();
+        if bad.is_empty() {
+            return Ok(());
         }
-        let (body, crc) = bytes.split_at(want - 4);
-        if crc32fast::hash(body) != u32_at(crc, 0) {
-            return None;
-        }
-        // The same table: the header without its two checksums.
-        if body[8..8 + 136] != self.layout.header(0)[..136] {
-            return None;
-        }
-        if self.file.metadata().ok()?.len() != self.layout.file_bytes() {
-            return None;
-        }
-        let at = 8 + HEADER;
-        let section = match u32_at(body, at) {
-            0 => Section::Cubeless,
-            1 if self.layout.cubeful.is_some() => Section::Cubeful,
-            _ => return None,
-        };
-        let levels_done = u32_at(body, at + 4) as usize;
-        for (i, c) in self.crcs.iter().enumerate() {
-            c.store(u32_at(body, at + 8 + 4 * i), Ordering::Relaxed);
-        }
-        Some(Reached {
-            section,
-            levels_done,
-        })
+        let shown: Vec<String> = bad
+            .iter()
+            .take(5)
+            .map(|(s, t)| format!("{s:?} column {t}"))
+            .collect();
+        Err(InputFileError::new(
+            &self.path,
+            format!(
+                "damaged since its checkpoint {}: {} of the {} column sections written before \
+                 it do not match it ({}{}); nothing was deleted: give --fresh to start the build \
+                 over",
+                self.checkpoint.display(),
+                bad.len(),
+                columns.len(),
+                shown.join(", "),
+                if bad.len() > shown.len() { ", …" } else { "" }
+            ),
+        )
+        .into())
     }
 
     /// Writes a column's section (from the worker that finished it).
@@ -732,7 +1132,8 @@ impl Partial {
             &self.file,
             bytes,
             self.layout.column_offset(section, u64::from(them)),
-        )?;
+        )
+        .map_err(|e| named(&self.path, e))?;
         self.crcs[self.entry(section, them)].store(crc32fast::hash(bytes), Ordering::Relaxed);
         Ok(())
     }
@@ -749,13 +1150,15 @@ impl Partial {
             &self.file,
             bytes,
             self.layout.column_offset(section, u64::from(them)),
-        )?;
+        )
+        .map_err(|e| named(&self.path, e))?;
         let stored = self.crcs[self.entry(section, them)].load(Ordering::Relaxed);
         if crc32fast::hash(bytes) != stored {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
                 format!(
-                    "{}: column {them} does not match its checkpoint; delete it and {} to start over",
+                    "{}: {section:?} column {them} does not match its checkpoint {}; give \
+                     --fresh to start the build over",
                     self.path.display(),
                     self.checkpoint.display()
                 ),
@@ -786,7 +1189,7 @@ impl Partial {
     /// Makes every column written so far durable, then records `reached` (written atomically),
     /// so that a build killed after this resumes from here.
     pub fn checkpoint(&self, reached: Reached) -> io::Result<()> {
-        self.file.sync_data()?;
+        self.file.sync_data().map_err(|e| named(&self.path, e))?;
         let mut body = Vec::with_capacity(8 + HEADER + 8 + 4 * self.crcs.len() + 4);
         body.extend(CHECKPOINT_MAGIC);
         body.extend(self.layout.header(0));
@@ -797,30 +1200,41 @@ impl Partial {
         }
         let crc = crc32fast::hash(&body);
         body.extend(crc.to_le_bytes());
-        rollsim_core::files::write_atomically(&self.checkpoint, |w| io::Write::write_all(w, &body))
+        write_owned(&self.checkpoint, &body)
     }
 
     /// Writes the checksum table and the header, makes the file durable (if `durable`) and
     /// renames it into place; removes the checkpoint.
-    pub fn finish(self, durable: bool) -> io::Result<()> {
+    pub fn finish(mut self, durable: bool) -> io::Result<()> {
         let table: Vec<u8> = self
             .crcs
             .iter()
             .flat_map(|c| c.load(Ordering::Relaxed).to_le_bytes())
             .collect();
-        write_at(&self.file, &table, self.layout.crc_offset())?;
-        write_at(&self.file, &self.layout.header(crc32fast::hash(&table)), 0)?;
+        let named = |e| named(&self.path, e);
+        write_at(&self.file, &table, self.layout.crc_offset()).map_err(named)?;
+        write_at(&self.file, &self.layout.header(crc32fast::hash(&table)), 0).map_err(named)?;
         if durable {
-            self.file.sync_all()?;
+            self.file.sync_all().map_err(named)?;
         }
-        fs::rename(&self.path, &self.out)?;
+        fs::rename(&self.path, &self.out).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!(
+                    "renaming {} to {}: {e}",
+                    self.path.display(),
+                    self.out.display()
+                ),
+            )
+        })?;
+        if let Some(t) = self.temporary.take() {
+            t.keep();
+        }
         let _ = fs::remove_file(&self.checkpoint);
         if !durable {
             return Ok(());
         }
-        if let Some(dir) = self.out.parent().filter(|d| !d.as_os_str().is_empty())
-            && let Ok(d) = File::open(dir)
-        {
+        if let Ok(d) = File::open(rollsim_core::files::parent_dir(&self.out)) {
             let _ = d.sync_all();
         }
         Ok(())
@@ -831,6 +1245,57 @@ impl Partial {
         let _ = fs::remove_file(&self.path);
         let _ = fs::remove_file(&self.checkpoint);
     }
+}
+
+/// `e` with the path it happened on, as every I/O error of a file is reported.
+fn named(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+/// The contents of `path`, a file of rollsim's own (at most `max` bytes are read), or `None`
+/// if there is none; anything planted there is refused.
+fn read_owned(path: &Path, max: u64) -> anyhow::Result<Option<Vec<u8>>> {
+    if fs::symlink_metadata(path).is_err_and(|e| e.kind() == io::ErrorKind::NotFound) {
+        return Ok(None);
+    }
+    let file = open_owned(path, Create::Existing)?;
+    let mut bytes = Vec::new();
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| named(path, e))?;
+    Ok(Some(bytes))
+}
+
+/// Removes `path`, a file of rollsim's own, if it is there; anything planted there is refused,
+/// not removed.
+fn remove_owned(path: &Path) -> anyhow::Result<()> {
+    if fs::symlink_metadata(path).is_err_and(|e| e.kind() == io::ErrorKind::NotFound) {
+        return Ok(());
+    }
+    drop(open_owned(path, Create::Existing)?);
+    fs::remove_file(path).map_err(|e| named(path, e))?;
+    Ok(())
+}
+
+/// Writes `bytes` as `path`, a file of rollsim's own, never seen half written: into a new
+/// temporary beside it, synced, then renamed over it. Unlike
+/// [`rollsim_core::files::write_atomically`], which writes an output's target, a symlink
+/// planted at `path` is replaced, not followed.
+fn write_owned(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = sibling(path, ".", &format!(".{}.tmp", std::process::id()))?;
+    remove_owned(&tmp).map_err(io::Error::other)?;
+    let tmp = Temporary::new(tmp);
+    let mut file = open_owned(tmp.path(), Create::New).map_err(io::Error::other)?;
+    io::Write::write_all(&mut file, bytes)
+        .and_then(|()| file.sync_data())
+        .map_err(|e| named(tmp.path(), e))?;
+    drop(file);
+    fs::rename(tmp.path(), path).map_err(|e| named(path, e))?;
+    tmp.keep();
+    if let Ok(d) = File::open(rollsim_core::files::parent_dir(path)) {
+        let _ = d.sync_all();
+    }
+    Ok(())
 }
 
 #[cfg(unix)]
@@ -865,6 +1330,422 @@ fn read_at(file: &File, mut bytes: &mut [u8], mut at: u64) -> io::Result<()> {
 
 /// Where the build of `out` is written until it is finished: `OUT.partial` beside it.
 pub fn partial_path(out: &Path) -> io::Result<PathBuf> {
-    let (name, dir) = rollsim_core::files::name_and_dir(out)?;
-    Ok(dir.join(format!("{}.partial", name.to_string_lossy())))
+    sibling(out, "", ".partial")
+}
+
+/// `OUT.partial` and its checkpoint `OUT.partial.ckpt`.
+fn partial_paths(out: &Path) -> io::Result<(PathBuf, PathBuf)> {
+    let path = partial_path(out)?;
+    let checkpoint = sibling(&path, "", ".ckpt")?;
+    Ok((path, checkpoint))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layout(checkers: u32, cubeless: CellKind, cubeful: Option<CellKind>) -> Layout {
+        Layout {
+            space: Space::new(3, checkers).unwrap(),
+            cubeless,
+            cubeful,
+        }
+    }
+
+    /// A cell of `kind` holding `v`, as the sweep stores it.
+    fn cell(kind: CellKind, section: Section, v: f64) -> Vec<u8> {
+        match kind {
+            CellKind::F64 => v.to_le_bytes().to_vec(),
+            CellKind::F32 => (v as f32).to_le_bytes().to_vec(),
+            CellKind::Fixed32 => Fixed::from_f64(v).0.to_le_bytes().to_vec(),
+            CellKind::U16 => {
+                let (lo, hi) = section_range(section);
+                let q = ((v - lo) / (hi - lo) * 65535.0).round() as u16;
+                q.to_le_bytes().to_vec()
+            }
+        }
+    }
+
+    /// A whole table `out` of `layout`, value `plane` of (`us`, `them`) being `value(...)`.
+    fn write_table(
+        out: &Path,
+        layout: Layout,
+        value: impl Fn(Section, u64, u64, u64) -> f64,
+    ) -> Table {
+        let (partial, resumed) = Partial::open(out, layout, false).unwrap();
+        assert_eq!(resumed, None);
+        write_columns(&partial, 0..layout.n(), &value);
+        partial.finish(false).unwrap();
+        Table::open(out).unwrap()
+    }
+
+    fn write_columns(
+        partial: &Partial,
+        columns: std::ops::Range<u64>,
+        value: &impl Fn(Section, u64, u64, u64) -> f64,
+    ) {
+        let l = partial.layout;
+        for section in l.sections() {
+            for them in columns.clone() {
+                let bytes: Vec<u8> = (0..Layout::values(section))
+                    .flat_map(|p| (0..l.n()).map(move |us| (p, us)))
+                    .flat_map(|(p, us)| cell(l.cell(section), section, value(section, p, us, them)))
+                    .collect();
+                partial
+                    .write_column_bytes(section, them as u32, &bytes)
+                    .unwrap();
+            }
+        }
+    }
+
+    fn plausible(section: Section, plane: u64, us: u64, them: u64) -> f64 {
+        let w = ((us * 7 + them * 3 + plane) % 11) as f64 / 10.0;
+        match section {
+            Section::Cubeless => w,
+            Section::Cubeful => 2.0 * w - 1.0,
+        }
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut n: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| !n.ends_with(".lock"))
+            .collect();
+        n.sort();
+        n
+    }
+
+    #[test]
+    fn headers_round_trip_and_every_field_is_checked() {
+        for l in [
+            layout(3, CellKind::F32, None),
+            layout(4, CellKind::F64, Some(CellKind::U16)),
+            layout(2, CellKind::Fixed32, Some(CellKind::Fixed32)),
+        ] {
+            let h = l.header(0x1234_5678);
+            assert_eq!(Layout::parse(&h).unwrap(), (l, 0x1234_5678));
+            assert!(matches!(
+                Layout::parse(&h[..100]),
+                Err(FormatError::Truncated { .. })
+            ));
+            for at in [12, 16, 24, 40, 60, 100, 136, 141] {
+                let mut bad = h;
+                bad[at] ^= 1;
+                assert!(Layout::parse(&bad).is_err(), "byte {at}");
+            }
+        }
+        // In a file, the padding before the data is checked too.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.rsb");
+        drop(write_table(
+            &path,
+            layout(2, CellKind::F32, None),
+            plausible,
+        ));
+        let mut bytes = fs::read(&path).unwrap();
+        bytes[2000] = 1;
+        fs::write(&path, &bytes).unwrap();
+        let e = Table::open(&path).err().unwrap().to_string();
+        assert!(e.contains("byte 2000 of the padding"), "{e}");
+        // A header whose own checksum is recomputed must still agree with its space.
+        let mut h = layout(3, CellKind::F32, None).header(0);
+        h[48] ^= 4;
+        let crc = crc32fast::hash(&h[..140]);
+        h[140..].copy_from_slice(&crc.to_le_bytes());
+        let e = Layout::parse(&h).unwrap_err().to_string();
+        assert!(e.contains("disagree"), "{e}");
+    }
+
+    #[test]
+    fn a_checkpoint_resumes_with_what_it_recorded() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("t.rsb");
+        let l = layout(3, CellKind::F32, Some(CellKind::F64));
+        let (partial, _) = Partial::open(&out, l, false).unwrap();
+        write_columns(&partial, 0..5, &plausible);
+        let reached = Reached {
+            section: Section::Cubeful,
+            levels_done: 2,
+        };
+        partial.checkpoint(reached).unwrap();
+        let crcs: Vec<u32> = partial
+            .crcs
+            .iter()
+            .map(|c| c.load(Ordering::Relaxed))
+            .collect();
+        drop(partial);
+        let (partial, resumed) = Partial::open(&out, l, false).unwrap();
+        assert_eq!(resumed, Some(reached));
+        let again: Vec<u32> = partial
+            .crcs
+            .iter()
+            .map(|c| c.load(Ordering::Relaxed))
+            .collect();
+        assert_eq!(again, crcs);
+        let written: Vec<(Section, u32)> = (0..5).map(|x| (Section::Cubeful, x)).collect();
+        partial.check_written(&written).unwrap();
+        // Finished from there, it is the table written in one go.
+        write_columns(&partial, 5..l.n(), &plausible);
+        partial.finish(false).unwrap();
+        assert_eq!(names(dir.path()), ["t.rsb"]);
+        let once = dir.path().join("once.rsb");
+        write_table(&once, l, plausible);
+        assert!(fs::read(&out).unwrap() == fs::read(&once).unwrap());
+        // Without a checkpoint, or with `fresh`, a build starts over.
+        let (_, resumed) = Partial::open(&dir.path().join("new.rsb"), l, false).unwrap();
+        assert_eq!(resumed, None);
+    }
+
+    /// A killed build of `l` into `dir/t.rsb`: its partial file and a checkpoint.
+    fn killed(dir: &Path, l: Layout) -> (PathBuf, PathBuf, PathBuf) {
+        let out = dir.join("t.rsb");
+        let (partial, _) = Partial::open(&out, l, false).unwrap();
+        write_columns(&partial, 0..l.n(), &plausible);
+        partial
+            .checkpoint(Reached {
+                section: Section::Cubeless,
+                levels_done: 1,
+            })
+            .unwrap();
+        let (path, ckpt) = partial_paths(&out).unwrap();
+        (out, path, ckpt)
+    }
+
+    fn refusal(out: &Path, l: Layout, fresh: bool) -> String {
+        let e = Partial::open(out, l, fresh).err().expect("refused");
+        assert!(
+            e.downcast_ref::<InputFileError>().is_some(),
+            "bad input: {e:#}"
+        );
+        format!("{e:#}")
+    }
+
+    #[test]
+    fn a_damaged_checkpoint_or_one_of_another_table_is_refused_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let l = layout(3, CellKind::F32, Some(CellKind::F32));
+        let (out, path, ckpt) = killed(dir.path(), l);
+        let (partial_bytes, ckpt_bytes) = (fs::read(&path).unwrap(), fs::read(&ckpt).unwrap());
+        let kept = || {
+            assert!(fs::read(&path).unwrap() == partial_bytes);
+            assert!(fs::read(&ckpt).unwrap() == ckpt_bytes);
+        };
+        // Other flags: the checkpoint names the ones it was made with.
+        for other in [
+            layout(3, CellKind::F32, None),
+            layout(3, CellKind::F64, Some(CellKind::F64)),
+            layout(3, CellKind::F32, Some(CellKind::U16)),
+            layout(4, CellKind::F32, Some(CellKind::F32)),
+        ] {
+            let e = refusal(&out, other, false);
+            assert!(e.contains("another table"), "{e}");
+            assert!(
+                e.contains("--points 3 --checkers 3 --cubeful --precision f32"),
+                "{e}"
+            );
+            assert!(
+                e.contains("--fresh") && e.contains("nothing was deleted"),
+                "{e}"
+            );
+            kept();
+        }
+        // Damaged after its header: refused, naming the table it is of.
+        let mut bad = ckpt_bytes.clone();
+        let at = bad.len() - 9;
+        bad[at] ^= 0x20;
+        fs::write(&ckpt, &bad).unwrap();
+        let e = refusal(&out, l, false);
+        assert!(e.contains("damaged checkpoint (checksum mismatch"), "{e}");
+        assert!(
+            e.contains("3 checkers on 3 points, cubeless f32, cubeful f32"),
+            "{e}"
+        );
+        assert!(e.contains("--fresh"), "{e}");
+        assert!(fs::read(&path).unwrap() == partial_bytes);
+        // Damaged in its header, or cut short.
+        let mut bad = ckpt_bytes.clone();
+        bad[20] ^= 1;
+        fs::write(&ckpt, &bad).unwrap();
+        let e = refusal(&out, l, false);
+        assert!(e.contains("its table header is damaged"), "{e}");
+        fs::write(&ckpt, &ckpt_bytes[..ckpt_bytes.len() - 1]).unwrap();
+        let e = refusal(&out, l, false);
+        assert!(e.contains("damaged checkpoint"), "{e}");
+        // The partial file gone, or of the wrong size.
+        fs::write(&ckpt, &ckpt_bytes).unwrap();
+        fs::write(&path, &partial_bytes[..100]).unwrap();
+        let e = refusal(&out, l, false);
+        assert!(e.contains("100 bytes"), "{e}");
+        fs::remove_file(&path).unwrap();
+        let e = refusal(&out, l, false);
+        assert!(e.contains("missing"), "{e}");
+        assert!(ckpt.exists());
+        // --fresh starts over.
+        let (_, resumed) = Partial::open(&out, l, true).unwrap();
+        assert_eq!(resumed, None);
+        assert!(!ckpt.exists());
+    }
+
+    #[test]
+    fn a_damaged_partial_is_found_before_the_build_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let l = layout(3, CellKind::F64, None);
+        let (out, path, _) = killed(dir.path(), l);
+        let mut bytes = fs::read(&path).unwrap();
+        let at = l.column_offset(Section::Cubeless, 7) as usize + 5;
+        bytes[at] ^= 0x40;
+        fs::write(&path, &bytes).unwrap();
+        let (partial, resumed) = Partial::open(&out, l, false).unwrap();
+        assert!(resumed.is_some());
+        let written: Vec<_> = (0..l.n() as u32).map(|x| (Section::Cubeless, x)).collect();
+        let e = partial.check_written(&written).unwrap_err();
+        assert!(e.downcast_ref::<InputFileError>().is_some(), "{e:#}");
+        let e = format!("{e:#}");
+        assert!(e.contains("1 of the 20 column sections"), "{e}");
+        assert!(
+            e.contains("Cubeless column 7") && e.contains("--fresh"),
+            "{e}"
+        );
+        let mut cells = vec![0f64; l.n() as usize];
+        assert!(
+            partial
+                .read_column(Section::Cubeless, 7, &mut cells)
+                .is_err()
+        );
+        partial
+            .read_column(Section::Cubeless, 6, &mut cells)
+            .unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_planted_as_a_partial_or_checkpoint_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let l = layout(2, CellKind::F32, None);
+        let out = dir.path().join("e.rsb");
+        let victim = dir.path().join("victim");
+        fs::write(&victim, "precious").unwrap();
+        let (path, ckpt) = partial_paths(&out).unwrap();
+        for planted in [&path, &ckpt] {
+            std::os::unix::fs::symlink(&victim, planted).unwrap();
+            for fresh in [false, true] {
+                let e = refusal(&out, l, fresh);
+                assert!(e.contains("a symlink"), "{e}");
+            }
+            let e = format!("{:#}", Partial::temporary(&out, l).err().unwrap());
+            assert!(e.contains("symlink") || e.contains("checkpoint"), "{e}");
+            assert!(planted.is_symlink());
+            fs::remove_file(planted).unwrap();
+        }
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
+    }
+
+    #[test]
+    fn impossible_values_under_valid_checksums_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let kinds = [CellKind::F64, CellKind::F32, CellKind::Fixed32];
+        for (k, kind) in kinds.into_iter().enumerate() {
+            for (section, v) in [
+                (Section::Cubeless, f64::NAN),
+                (Section::Cubeless, -0.5),
+                (Section::Cubeless, 7.0),
+                (Section::Cubeful, f64::NAN),
+                (Section::Cubeful, 1.5),
+                (Section::Cubeful, -3.0),
+            ] {
+                if kind == CellKind::Fixed32 && v.is_nan() {
+                    continue; // fixed32 has no NaN
+                }
+                let out = dir.path().join(format!("{k}-{section:?}-{v}.rsb"));
+                let (bad_us, bad_them, bad_plane) = (4, 6, Layout::values(section) - 1);
+                let t = write_table(&out, layout(3, kind, Some(kind)), |s, p, us, them| {
+                    if (s, p, us, them) == (section, bad_plane, bad_us, bad_them) {
+                        v
+                    } else {
+                        plausible(s, p, us, them)
+                    }
+                });
+                let bad = t.verify(&|_| {}).unwrap();
+                assert_eq!(bad.len(), 1, "{kind:?} {v}");
+                assert_eq!((bad[0].section, bad[0].them), (section, bad_them));
+                let Problem::Value { us, plane, .. } = bad[0].problem else {
+                    panic!("{:?}", bad[0]);
+                };
+                assert_eq!((us, plane), (bad_us, bad_plane));
+                let e = match section {
+                    Section::Cubeless => t.win(bad_us as u32, bad_them as u32).unwrap_err(),
+                    Section::Cubeful => t.equities(bad_us as u32, bad_them as u32).unwrap_err(),
+                };
+                assert!(e.to_string().contains("is not possible"), "{e}");
+                t.win(3, 3).unwrap();
+                let e = compare(&t, &t).unwrap_err().to_string();
+                assert!(e.contains("is not possible"), "{e}");
+                let mut sink = Vec::new();
+                let e = t.write_gnubg(3, &mut sink).unwrap_err().to_string();
+                assert!(e.contains("is not possible"), "{e}");
+            }
+        }
+        // The bounds themselves, and u16 cells (which cannot leave their range), are fine.
+        let t = write_table(
+            &dir.path().join("edges.rsb"),
+            layout(3, CellKind::F32, Some(CellKind::U16)),
+            |s, p, us, them| match (us + them + p) % 2 {
+                0 => section_range(s).0,
+                _ => section_range(s).1,
+            },
+        );
+        assert_eq!(t.verify(&|_| {}).unwrap(), []);
+        assert!(compare(&t, &t).is_ok());
+    }
+
+    #[test]
+    fn a_table_truncated_while_read_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.rsb");
+        let l = layout(4, CellKind::F32, Some(CellKind::F32));
+        let t = write_table(&path, l, plausible);
+        assert_eq!(t.verify(&|_| {}).unwrap(), []);
+        File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(l.column_offset(Section::Cubeless, 3))
+            .unwrap();
+        let says = |e: String| {
+            assert!(e.contains(&path.display().to_string()), "{e}");
+            assert!(e.contains("changed while it was read"), "{e}");
+        };
+        says(t.verify(&|_| {}).unwrap_err().to_string());
+        says(t.win(1, 30).unwrap_err().to_string());
+        let out = dir.path().join("sub.rsb");
+        let e = t.extract(3, &out).unwrap_err();
+        assert!(
+            e.downcast_ref::<InputFileError>().is_none(),
+            "not bad input"
+        );
+        says(format!("{e:#}"));
+        assert_eq!(names(dir.path()), ["t.rsb"], "no partial left");
+    }
+
+    #[test]
+    fn extract_refuses_a_damaged_column_and_leaves_no_partial() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.rsb");
+        let l = layout(4, CellKind::F64, None);
+        drop(write_table(&path, l, plausible));
+        let mut bytes = fs::read(&path).unwrap();
+        bytes[l.column_offset(Section::Cubeless, 10) as usize + 8 * 30] ^= 1;
+        fs::write(&path, &bytes).unwrap();
+        let t = Table::open(&path).unwrap();
+        // Column 10 is outside the 1-checker table (4 columns), inside the 3-checker one (20).
+        t.extract(1, &dir.path().join("one.rsb")).unwrap();
+        let e = t.extract(3, &dir.path().join("three.rsb")).unwrap_err();
+        assert!(e.downcast_ref::<InputFileError>().is_some(), "{e:#}");
+        assert!(
+            format!("{e:#}").contains("Cubeless column 10 (checksum)"),
+            "{e:#}"
+        );
+        assert_eq!(names(dir.path()), ["one.rsb", "t.rsb"]);
+    }
 }

@@ -411,7 +411,7 @@ fn build_one_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
 /// Stored entries per position are measured on 15 checkers (6, 8, 10 points: f64 12.8, 16.8,
 /// 21.2; fixed32 10.2, 12.2, 14.4; first checker off 1.2 to 1.6, at most 11, 16, 21 rolls),
 /// rounded up into rules of the points; fewer checkers take fewer. Checked against peak RSS
-/// in `results/bearoff-vs-makebearoff.*`.
+/// in `results/bearoff/bearoff-vs-makebearoff.*`.
 fn one_sided_bytes(
     space: Space,
     gammon: bool,
@@ -542,18 +542,43 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
         ),
     };
     let precision = a.precision.precision();
+    let quiet = a.output.quiet || a.output.json;
+    // gnubg's format is converted from rollsim's, built as a hidden `.OUT.rollsim` beside it.
     let table_path = match a.format {
         Format::Rollsim => a.out.clone(),
-        Format::Gnubg => dir.join(format!(
-            ".{}.rollsim",
-            a.out
-                .file_name()
-                .map_or("out".into(), |f| f.to_string_lossy())
-        )),
+        Format::Gnubg => rollsim_core::files::sibling(&a.out, ".", ".rollsim")?,
+    };
+    // The rollsim table's build takes its own lock; the gnubg file is claimed here.
+    let _gnubg_lock = match a.format {
+        Format::Gnubg if !a.dry_run => Some(rollsim_core::files::lock_for_writing(&a.out)?),
+        _ => None,
     };
     let partial_bytes = partial_allocated(&table_path);
     if a.dry_run {
         print_plan(&plan, a.output.json)?;
+    }
+    let finished = match a.format {
+        Format::Gnubg if !a.dry_run && !a.fresh => {
+            finished_table(&table_path, space, a.cubeful, precision, quiet)?
+        }
+        _ => None,
+    };
+    if let Some(table) = finished {
+        let start = Instant::now();
+        convert_to_gnubg(table, &table_path, &a.out, space.checkers)?;
+        let seconds = start.elapsed().as_secs_f64();
+        if !quiet {
+            eprintln!(
+                "converted {}, a finished table left by an earlier build",
+                table_path.display()
+            );
+        }
+        // Converting runs on CPU threads alone.
+        return BuildReport {
+            plan: Some(plan),
+            ..BuildReport::new("two-sided", space, n * n, a.format, &a.out, None, seconds)
+        }
+        .print(a.output.json);
     }
     if !plan.fits_memory() {
         // The options are planned where the build would run.
@@ -584,7 +609,6 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
     if a.dry_run {
         return Ok(());
     }
-    let quiet = a.output.quiet || a.output.json;
     let passes = 1 + u64::from(a.cubeful);
     let bar = progress_bar(passes * n * n, "pairs", quiet);
     let start = Instant::now();
@@ -595,7 +619,8 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
             resumed_pairs = Some(done);
             if !quiet {
                 eprintln!(
-                    "resuming {} from its checkpoint: {done} pairs done ({:?} pass, {} levels)",
+                    "resuming {} from its checkpoint: {done} pairs done ({:?} pass, {} levels); \
+                     checking the columns written before it",
                     table_path.display(),
                     p.section,
                     p.levels_done
@@ -624,10 +649,7 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
     if a.format == Format::Gnubg {
         let table = TwoSidedTable::open(&table_path)
             .with_context(|| format!("reading back {}", table_path.display()))?;
-        write_atomically(&a.out, |w| table.write_gnubg(space.checkers, w))
-            .with_context(|| format!("writing {}", a.out.display()))?;
-        drop(table);
-        std::fs::remove_file(&table_path)?;
+        convert_to_gnubg(table, &table_path, &a.out, space.checkers)?;
     }
     let seconds = start.elapsed().as_secs_f64();
     BuildReport {
@@ -636,6 +658,70 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
         ..BuildReport::new("two-sided", space, n * n, a.format, &a.out, gpu, seconds)
     }
     .print(a.output.json)
+}
+
+/// The finished rollsim table a gnubg build left at `path` when it was stopped while
+/// converting it, if it is whole (every checksum and value checked) and what this build would
+/// make: its space, with cubeful equities or without, in the cells asked for (any, with
+/// `auto`). Anything else of rollsim's there is removed, saying so; a symlink or anything else
+/// planted there is refused.
+fn finished_table(
+    path: &Path,
+    space: Space,
+    cubeful: bool,
+    precision: Precision,
+    quiet: bool,
+) -> anyhow::Result<Option<TwoSidedTable>> {
+    use rollsim_core::files::{Create, open_owned};
+    if std::fs::symlink_metadata(path).is_err() {
+        return Ok(None);
+    }
+    drop(open_owned(path, Create::Existing)?);
+    let why = match TwoSidedTable::open(path) {
+        Ok(t) => {
+            let l = t.layout();
+            let cells = match precision {
+                Precision::Auto => true,
+                Precision::Cell(c) => l.cubeless == c && l.cubeful.is_none_or(|f| f == c),
+            };
+            if l.space != space || l.cubeful.is_some() != cubeful || !cells {
+                format!("a table of {}", l.describe())
+            } else {
+                match t.verify(&|_| {})? {
+                    bad if bad.is_empty() => return Ok(Some(t)),
+                    bad => format!("damaged: {}", bad[0]),
+                }
+            }
+        }
+        Err(e) => e.to_string(),
+    };
+    if !quiet {
+        eprintln!(
+            "rollsim: removing {}, left by an earlier build ({why}), to build anew",
+            path.display()
+        );
+    }
+    std::fs::remove_file(path).with_context(|| format!("removing {}", path.display()))?;
+    Ok(None)
+}
+
+/// Writes `table` (at `table_path`, hidden beside `out`) as gnubg's file `out`, then removes
+/// it. On failure it is kept, and a rerun of the build converts it without building it again.
+fn convert_to_gnubg(
+    table: TwoSidedTable,
+    table_path: &Path,
+    out: &Path,
+    checkers: u32,
+) -> anyhow::Result<()> {
+    write_atomically(out, |w| table.write_gnubg(checkers, w)).with_context(|| {
+        format!(
+            "writing {} (the finished table is kept in {}: run the build again to convert it)",
+            out.display(),
+            table_path.display()
+        )
+    })?;
+    drop(table);
+    std::fs::remove_file(table_path).with_context(|| format!("removing {}", table_path.display()))
 }
 
 /// Bytes of disk an unfinished build of `table` already holds.
@@ -969,7 +1055,7 @@ fn query(a: QueryArgs) -> anyhow::Result<()> {
     }
     let (us, them) = (idx[0], idx[1]);
     let equities = match &loaded {
-        Loaded::Columns(t) => t.equities(us, them),
+        Loaded::Columns(t) => t.equities(us, them).map_err(|e| table_error(&a.file, e))?,
         Loaded::Rollsim(Table::Two(t)) => t.cubeful.as_ref().map(|c| {
             let [owned, centred, opponent_owns] = c[us as usize * space.len() + them as usize];
             Equities {
@@ -992,7 +1078,7 @@ fn query(a: QueryArgs) -> anyhow::Result<()> {
     });
     let (win, method) = match &loaded {
         Loaded::Columns(t) => (
-            t.win(us, them),
+            t.win(us, them).map_err(|e| table_error(&a.file, e))?,
             match t.layout().cubeless {
                 CellKind::F64 => "exact",
                 CellKind::F32 => "exact (f32)",
@@ -1103,14 +1189,11 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
     let (format, bytes, bad) = match &loaded {
         Loaded::Columns(t) => {
             let bar = progress_bar(t.data_bytes(), "bytes", a.output.quiet || a.output.json);
-            let bad = t.verify(&|k| bar.inc(k));
+            let bad = t.verify(&|k| bar.inc(k))?;
             bar.finish_and_clear();
-            let bad = bad
-                .iter()
-                .map(|b| format!("{:?} column {}", b.section, b.them))
-                .collect();
+            let bad = bad.iter().map(ToString::to_string).collect();
             (
-                "rollsim two-sided (checksum per column)",
+                "rollsim two-sided (checksum per column, value ranges)",
                 t.data_bytes(),
                 bad,
             )
@@ -1167,6 +1250,15 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// An error reading two-sided table `path`: of its I/O (exit 1; the message names the file),
+/// or of its contents (bad input).
+fn table_error(path: &Path, e: format::FormatError) -> anyhow::Error {
+    match e {
+        format::FormatError::Io(e) => e.into(),
+        e => input_error(format!("{}: {e}", path.display())),
+    }
+}
+
 /// A two-sided table in rollsim's format, or an input error.
 fn load_table(path: &Path) -> anyhow::Result<TwoSidedTable> {
     match load(path)? {
@@ -1189,7 +1281,10 @@ struct CompareReport {
 fn compare(a: CompareArgs) -> anyhow::Result<()> {
     let start = Instant::now();
     let (x, y) = (load_table(&a.files[0])?, load_table(&a.files[1])?);
-    let values = rollsim_bearoff::table::compare(&x, &y).map_err(input_error)?;
+    let values = rollsim_bearoff::table::compare(&x, &y).map_err(|e| match e {
+        format::FormatError::Io(e) => e.into(),
+        e => input_error(e),
+    })?;
     let r = CompareReport {
         a: a.files[0].display().to_string(),
         b: a.files[1].display().to_string(),
@@ -1214,16 +1309,33 @@ fn compare(a: CompareArgs) -> anyhow::Result<()> {
 
 fn extract(a: ExtractArgs) -> anyhow::Result<()> {
     rollsim_core::files::check_output(&a.out)?;
+    rollsim_core::files::check_not_an_input(&a.out, &[&a.file])?;
     let table = load_table(&a.file)?;
     let start = Instant::now();
-    let bad = |e: format::FormatError| match e {
-        format::FormatError::Io(e) => anyhow::Error::from(e),
-        e => input_error(format!("{}: {e}", a.file.display())),
-    };
     match a.format {
-        Format::Rollsim => table.extract(a.checkers, &a.out).map_err(bad)?,
+        // Each column is checked as it is copied; the partial file goes on any failure.
+        Format::Rollsim => table.extract(a.checkers, &a.out)?,
         Format::Gnubg => {
-            write_atomically(&a.out, |w| table.write_gnubg(a.checkers, w)).map_err(bad)?
+            let _lock = rollsim_core::files::lock_for_writing(&a.out)?;
+            // gnubg's file has no checksums to carry the table's over: the columns it is cut
+            // from are checked first.
+            let space = table.space();
+            if let Ok(sub) = Space::new(space.points, a.checkers)
+                && a.checkers <= space.checkers
+                && let Some(bad) = table.verify_columns(sub.len() as u64, &|_| {})?.first()
+            {
+                return Err(input_error(format!(
+                    "{}: {bad}: the table is damaged; `rollsim bearoff verify` lists every \
+                     damaged column",
+                    a.file.display()
+                )));
+            }
+            write_atomically(&a.out, |w| table.write_gnubg(a.checkers, w)).map_err(|e| match e {
+                format::FormatError::Io(e) => {
+                    anyhow::Error::from(e).context(format!("writing {}", a.out.display()))
+                }
+                e => input_error(format!("{}: {e}", a.file.display())),
+            })?
         }
     }
     outln!(

@@ -116,8 +116,8 @@ fn queries_read_the_table_in_place() {
         space.index(&[0, 0, 0, 0, 0, 2]),
         space.index(&[0, 0, 0, 0, 0, 2]),
     );
-    assert_eq!(table.win(us, them), w);
-    assert_eq!(table.equities(us, them).unwrap().centred, centred);
+    assert_eq!(table.win(us, them).unwrap(), w);
+    assert_eq!(table.equities(us, them).unwrap().unwrap().centred, centred);
     let v = json(&["bearoff", "verify", &t, "--json"]);
     assert_eq!(v["ok"], true);
 }
@@ -191,7 +191,7 @@ fn a_killed_build_resumes_to_the_same_bytes() {
     // 49 levels a pass: killed in the cubeful pass, after 70 checkpoints.
     let killed = rollsim_command()
         .args(args)
-        .env("ROLLSIM_TEST_KILL_AFTER_CHECKPOINTS", "70")
+        .env("__ROLLSIM_INTERNAL_TEST_HOOK_KILL_AFTER_CHECKPOINTS", "70")
         .output()
         .unwrap();
     assert!(!killed.status.success());
@@ -343,4 +343,317 @@ fn verify_checks_what_a_gnubg_one_sided_file_allows() {
     bytes[at] ^= 0x40;
     std::fs::write(&file, bytes).unwrap();
     assert_input_error(&["bearoff", "verify", &file], "distribution sums to");
+}
+
+/// The build of 6 checkers, checkpointed after every level, as `args` of `out` with `extra`.
+fn checkpointed<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "bearoff",
+        "build",
+        "--two-sided",
+        "--checkers",
+        "6",
+        "--checkpoint-secs",
+        "0",
+        "--out",
+        out,
+        "-q",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+#[test]
+fn a_resume_from_a_damaged_partial_or_checkpoint_or_other_flags_is_refused_deleting_nothing() {
+    let dir = TempDir::new("ts-resume-damaged");
+    // f32 cells: on CPU threads, even where `auto` would take a GPU and its fixed32 cells.
+    let flags = ["--cubeful", "--precision", "f32"];
+    let whole = build(&dir, "whole.rsb", "6", &flags);
+    let out = dir.file("t.rsb");
+    let args = checkpointed(&out, &flags);
+    // Killed in the cubeless pass, its first levels (column 0 among them) checkpointed.
+    let killed = rollsim_command()
+        .args(&args)
+        .env("__ROLLSIM_INTERNAL_TEST_HOOK_KILL_AFTER_CHECKPOINTS", "20")
+        .output()
+        .unwrap();
+    assert!(!killed.status.success());
+    let (partial, ckpt) = (dir.path("t.rsb.partial"), dir.path("t.rsb.partial.ckpt"));
+    let (p0, c0) = (
+        std::fs::read(&partial).unwrap(),
+        std::fs::read(&ckpt).unwrap(),
+    );
+    let flipped = |bytes: &[u8], at: usize| {
+        let mut b = bytes.to_vec();
+        b[at] ^= 0x08;
+        b
+    };
+    // Byte 5 of column 0, and a CRC the checkpoint recorded.
+    let (p1, c1) = (flipped(&p0, 4096 + 5), flipped(&c0, c0.len() - 40));
+    let made = "made with --points 6 --checkers 6 --cubeful --precision f32";
+    // The partial file and checkpoint of a rerun, its flags, and what its refusal says.
+    type Case<'a> = (&'a [u8], &'a [u8], &'a [&'a str], &'a [&'a str]);
+    let cases: [Case; 6] = [
+        (
+            &p1,
+            &c0,
+            &flags,
+            &["damaged since its checkpoint", "Cubeless column 0"],
+        ),
+        (
+            &p0,
+            &c1,
+            &flags,
+            &["a damaged checkpoint (checksum mismatch", made],
+        ),
+        (
+            &p1,
+            &c1,
+            &flags,
+            &["a damaged checkpoint (checksum mismatch"],
+        ),
+        (
+            &p0,
+            &c0,
+            &["--cubeful", "--precision", "f64"],
+            &["another table", made],
+        ),
+        (
+            &p0,
+            &c0,
+            &["--cubeful", "--precision", "u16"],
+            &["another table", made],
+        ),
+        (&p0, &c0, &["--precision", "f32"], &["another table", made]),
+    ];
+    for (p, c, extra, says) in cases {
+        std::fs::write(&partial, p).unwrap();
+        std::fs::write(&ckpt, c).unwrap();
+        let rerun = rollsim(&checkpointed(&out, extra));
+        let err = String::from_utf8_lossy(&rerun.stderr);
+        assert_eq!(rerun.status.code(), Some(2), "{extra:?}: {err}");
+        for s in says.iter().chain(&["--fresh", "nothing was deleted"]) {
+            assert!(err.contains(s), "{extra:?}: {err}");
+        }
+        assert!(
+            std::fs::read(&partial).unwrap() == p,
+            "{says:?}: the partial kept"
+        );
+        assert!(
+            std::fs::read(&ckpt).unwrap() == c,
+            "{says:?}: the checkpoint kept"
+        );
+        assert!(!dir.path("t.rsb").exists());
+    }
+    // Undamaged, with its own flags, it resumes to the whole build's bytes.
+    std::fs::write(&partial, &p0).unwrap();
+    std::fs::write(&ckpt, &c0).unwrap();
+    let resumed = rollsim(&args);
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    assert!(String::from_utf8_lossy(&resumed.stdout).contains("resumed"));
+    assert!(std::fs::read(&out).unwrap() == std::fs::read(&whole).unwrap());
+    assert!(!partial.exists() && !ckpt.exists());
+    // Damaged, --fresh starts over, as the message says.
+    let killed = rollsim_command()
+        .args(&args)
+        .env("__ROLLSIM_INTERNAL_TEST_HOOK_KILL_AFTER_CHECKPOINTS", "20")
+        .output()
+        .unwrap();
+    assert!(!killed.status.success());
+    std::fs::write(&ckpt, b"RSBOCKPT and not much else").unwrap();
+    let mut fresh = args.clone();
+    fresh.push("--fresh");
+    let out2 = rollsim(&fresh);
+    assert!(
+        out2.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out2.stderr)
+    );
+    assert!(std::fs::read(&out).unwrap() == std::fs::read(&whole).unwrap());
+    assert!(!partial.exists() && !ckpt.exists());
+}
+
+/// Bytes process `pid` has read so far (`rchar` of `/proc/PID/io`), if the system says.
+fn bytes_read(pid: u32) -> Option<u64> {
+    let io = std::fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
+    io.lines()
+        .find_map(|l| l.strip_prefix("rchar: "))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+#[test]
+fn a_table_truncated_under_a_running_extract_or_verify_is_an_error_naming_it() {
+    let dir = TempDir::new("ts-truncated");
+    let t = build(&dir, "t.rsb", "8", &[]);
+    let pristine = std::fs::read(&t).unwrap();
+    let sub = dir.file("sub.rsb");
+    let commands: [&[&str]; 2] = [
+        &["bearoff", "verify", &t],
+        &["bearoff", "extract", &t, "--checkers", "7", "--out", &sub],
+    ];
+    for args in commands {
+        std::fs::write(&t, &pristine).unwrap();
+        let child = rollsim_command()
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Cut once it is well into the table's 36 MB (or, where /proc does not say, soon).
+        let start = std::time::Instant::now();
+        while bytes_read(child.id()).is_some_and(|b| b < 2 << 20)
+            && start.elapsed() < std::time::Duration::from_secs(30)
+        {
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+        if bytes_read(child.id()).is_none() {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&t)
+            .unwrap()
+            .set_len(1 << 20)
+            .unwrap();
+        let done = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&done.stderr);
+        if done.status.success() {
+            eprintln!("{args:?} ended before the table was cut; nothing to check");
+            continue;
+        }
+        assert_eq!(done.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(&t) && err.contains("changed while it was read"),
+            "{err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(!dir.path("sub.rsb").exists());
+        assert!(!dir.path("sub.rsb.partial").exists(), "no partial left");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlink_planted_as_the_partial_file_is_refused_and_not_written_through() {
+    let dir = TempDir::new("ts-planted");
+    let t = build(&dir, "t.rsb", "4", &[]);
+    let victim = dir.path("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    let e = dir.file("e.rsb");
+    std::os::unix::fs::symlink(&victim, dir.path("e.rsb.partial")).unwrap();
+    assert_input_error(
+        &["bearoff", "extract", &t, "--checkers", "3", "--out", &e],
+        "e.rsb.partial: a symlink",
+    );
+    let two_sided = [
+        "bearoff",
+        "build",
+        "--two-sided",
+        "--checkers",
+        "3",
+        "--out",
+        &e,
+    ];
+    assert_input_error(&two_sided, "e.rsb.partial: a symlink");
+    assert_input_error(
+        &[
+            "bearoff",
+            "build",
+            "--two-sided",
+            "--checkers",
+            "3",
+            "--out",
+            &e,
+            "--fresh",
+        ],
+        "e.rsb.partial: a symlink",
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    assert!(!dir.path("e.rsb").exists());
+    assert!(dir.path("e.rsb.partial").is_symlink());
+    // The checkpoint too.
+    std::fs::remove_file(dir.path("e.rsb.partial")).unwrap();
+    std::os::unix::fs::symlink(&victim, dir.path("e.rsb.partial.ckpt")).unwrap();
+    assert_input_error(&two_sided, "e.rsb.partial.ckpt: a symlink");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+}
+
+#[test]
+fn a_gnubg_build_stopped_while_converting_is_converted_by_its_rerun() {
+    let dir = TempDir::new("ts-gnubg-rerun");
+    let want = build(&dir, "want.bd", "4", &["--cubeful", "--format", "gnubg"]);
+    // What a build stopped while converting leaves: the finished table, hidden beside it.
+    let hidden = build(&dir, ".t.bd.rollsim", "4", &["--cubeful"]);
+    let out = dir.file("t.bd");
+    let args = [
+        "bearoff",
+        "build",
+        "--two-sided",
+        "--checkers",
+        "4",
+        "--cubeful",
+        "--format",
+        "gnubg",
+        "--out",
+        &out,
+    ];
+    let rerun = rollsim(&args);
+    let err = String::from_utf8_lossy(&rerun.stderr);
+    assert!(rerun.status.success(), "{err}");
+    assert!(
+        err.contains("converted") && err.contains(".t.bd.rollsim"),
+        "{err}"
+    );
+    assert!(std::fs::read(&out).unwrap() == std::fs::read(&want).unwrap());
+    assert!(!std::path::Path::new(&hidden).exists());
+    // One of another table, or damaged, is built anew.
+    build(&dir, ".t.bd.rollsim", "3", &["--cubeful"]);
+    let rerun = rollsim(&args);
+    let err = String::from_utf8_lossy(&rerun.stderr);
+    assert!(rerun.status.success(), "{err}");
+    assert!(
+        err.contains("removing") && err.contains("3 checkers"),
+        "{err}"
+    );
+    assert!(std::fs::read(&out).unwrap() == std::fs::read(&want).unwrap());
+    assert!(!std::path::Path::new(&hidden).exists());
+}
+
+#[test]
+fn an_interrupted_extract_leaves_no_partial_file() {
+    let dir = TempDir::new("ts-extract-signal");
+    let t = build(&dir, "t.rsb", "8", &[]);
+    let sub = dir.file("sub.rsb");
+    for signal in ["INT", "TERM"] {
+        let child = rollsim_command()
+            .args(["bearoff", "extract", &t, "--checkers", "7", "--out", &sub])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        while !dir.path("sub.rsb.partial").exists()
+            && start.elapsed() < std::time::Duration::from_secs(30)
+        {
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+        let kill = Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let done = child.wait_with_output().unwrap();
+        if done.status.success() {
+            eprintln!("the extract ended before SIG{signal}; nothing to check");
+            std::fs::remove_file(&sub).unwrap();
+            continue;
+        }
+        let want = if signal == "INT" { 130 } else { 143 };
+        assert_eq!(done.status.code(), Some(want), "SIG{signal}");
+        assert!(!dir.path("sub.rsb.partial").exists(), "SIG{signal}");
+        assert!(!dir.path("sub.rsb").exists());
+    }
 }

@@ -36,6 +36,52 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    #[test]
+    fn damaged_two_sided_tables_in_format_2_are_refused((cut, flips) in damage(1..=255)) {
+        let whole = two_sided_v2();
+        let bytes = damaged(whole.to_vec(), cut, &flips);
+        let dir = TempDir::new("ts-v2-damaged");
+        let t = dir.file("t.rsb");
+        std::fs::write(&t, &bytes).unwrap();
+        let out = rollsim(&["bearoff", "verify", &t]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        prop_assert!(!err.contains("panicked"), "{err}");
+        prop_assert_eq!(out.status.code(), Some(if bytes == whole { 0 } else { 2 }), "{}", err);
+    }
+
+    #[test]
+    fn impossible_values_under_recomputed_checksums_are_refused(at in 0.0..1.0f64, which in 0..3usize) {
+        let mut bytes = two_sided_v2().to_vec();
+        let (offset, cubeless, us, them) = two_sided_v2_cell(&bytes, at);
+        let v = [f32::NAN, if cubeless { -0.5 } else { -1.5 }, 7.0][which];
+        bytes[offset..offset + 4].copy_from_slice(&v.to_le_bytes());
+        reseal_two_sided(&mut bytes);
+        let dir = TempDir::new("ts-v2-values");
+        let t = dir.file("t.rsb");
+        std::fs::write(&t, &bytes).unwrap();
+        let space = rollsim_bearoff::Space::new(3, 3).unwrap();
+        let position = |i| {
+            let mut counts = [0u8; 3];
+            space.position(i, &mut counts);
+            counts.map(|c| c.to_string()).join(",")
+        };
+        let (a, b) = (position(us), position(them));
+        for args in [
+            vec!["bearoff", "verify", &t],
+            vec!["bearoff", "query", &t, &a, &b],
+            vec!["bearoff", "compare", &t, &t],
+        ] {
+            let out = rollsim(&args);
+            let err = String::from_utf8_lossy(&out.stderr);
+            prop_assert_eq!(out.status.code(), Some(2), "{:?}: {}", args, err);
+            prop_assert!(err.contains("is not possible"), "{:?}: {}", args, err);
+        }
+    }
+}
+
 #[test]
 fn the_undamaged_record_compares_with_itself() {
     let dir = TempDir::new("bench-record-self");

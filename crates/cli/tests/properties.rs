@@ -6,7 +6,7 @@ mod common;
 
 use std::io::Cursor;
 
-use common::{damage, damaged};
+use common::{damage, damaged, reseal_two_sided, two_sided_v2, two_sided_v2_cell};
 use proptest::prelude::*;
 use rollsim_2048::ntuple::small_tuples;
 use rollsim_2048::{Element, Network};
@@ -114,6 +114,47 @@ proptest! {
         files.extend(two_sided_files());
         files.push(network_file());
         read_all(&damaged(files[which].clone(), cut, &flips));
+    }
+
+    #[test]
+    fn damaged_two_sided_tables_in_format_2_are_refused((cut, flips) in damage(1..=255)) {
+        use rollsim_bearoff::table::Table;
+        let whole = two_sided_v2();
+        let bytes = damaged(whole.to_vec(), cut, &flips);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.rsb");
+        std::fs::write(&path, &bytes).unwrap();
+        // Every byte is under a checksum (the padding must be zero): damage is refused at
+        // opening or found by `verify`, never read as values.
+        let refused = match Table::open(&path) {
+            Err(_) => true,
+            Ok(t) => !t.verify(&|_| {}).unwrap().is_empty(),
+        };
+        prop_assert_eq!(refused, bytes != whole);
+    }
+
+    #[test]
+    fn impossible_values_under_recomputed_checksums_are_refused(at in 0.0..1.0f64, which in 0..3usize) {
+        use rollsim_bearoff::table::{Problem, Table};
+        let mut bytes = two_sided_v2().to_vec();
+        let (offset, cubeless, us, them) = two_sided_v2_cell(&bytes, at);
+        // -0.5 is an equity, but no winning chance.
+        let v = [f32::NAN, if cubeless { -0.5 } else { -1.5 }, 7.0][which];
+        bytes[offset..offset + 4].copy_from_slice(&v.to_le_bytes());
+        reseal_two_sided(&mut bytes);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.rsb");
+        std::fs::write(&path, &bytes).unwrap();
+        let t = Table::open(&path).unwrap();
+        let bad = t.verify(&|_| {}).unwrap();
+        prop_assert_eq!(bad.len(), 1);
+        prop_assert!(matches!(bad[0].problem, Problem::Value { .. }), "{}", bad[0]);
+        prop_assert_eq!(bad[0].them, u64::from(them));
+        match cubeless {
+            true => prop_assert!(t.win(us, them).is_err()),
+            false => prop_assert!(t.equities(us, them).is_err()),
+        }
+        prop_assert!(rollsim_bearoff::table::compare(&t, &t).is_err());
     }
 
     #[test]
