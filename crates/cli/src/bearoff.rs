@@ -27,7 +27,7 @@ use rollsim_bearoff::plan::{HEADROOM_BYTES, Plan, Precision};
 use rollsim_bearoff::table::{Equities, Reached, Table as TwoSidedTable, is_table, partial_path};
 use rollsim_bearoff::{OneSided, Space};
 use rollsim_core::files::{parent_dir, write_atomically};
-use rollsim_core::memory::{human, memory_available};
+use rollsim_core::memory::{human, memory_limit};
 use rollsim_gpu::{Backend, Gpu, GpuError};
 
 #[derive(Subcommand, Debug)]
@@ -337,24 +337,23 @@ fn build_one_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
     };
     let streamed = a.format == Format::Gnubg && gpu.is_none();
     let need = one_sided_bytes(space, gammon, streamed, exact, !a.uncompressed);
-    let available = memory_available();
+    let limit = memory_limit();
     if a.dry_run {
         outln!(
             "one-sided table, {} checkers on {} points: {n} positions, about {} of memory{}",
             space.checkers,
             space.points,
             human(need),
-            available.map_or(String::new(), |m| format!(" ({} available)", human(m)))
+            limit.as_ref().map_or(String::new(), |l| format!("; {l}"))
         );
     }
-    if let Some(m) = available.filter(|&m| need > m) {
+    if let Some(l) = limit.filter(|l| need > l.available) {
         return Err(input_error(format!(
             "the one-sided table of {} checkers on {} points ({n} positions) needs about {} of \
-             memory, but {} is available; use fewer points or checkers{}",
+             memory, but {l}; use fewer points or checkers{}",
             space.checkers,
             space.points,
             human(need),
-            human(m),
             if exact && a.format == Format::Gnubg {
                 ", or --precision fixed32"
             } else {
@@ -783,20 +782,20 @@ fn print_plan(plan: &Plan, json: bool) -> anyhow::Result<()> {
                 ),
             }
             outln!(
-                "memory: {} on the host; available {} ({})",
+                "memory: {} on the host; {} ({})",
                 human(plan.memory_bytes),
-                plan.memory_available.map_or("unknown".into(), human),
+                available(plan),
                 fits(plan.fits_memory())
             );
         }
         None => outln!(
-            "memory: {} ({} of columns: {} of {} positions at once, {}); available {} ({})",
+            "memory: {} ({} of columns: {} of {} positions at once, {}); {} ({})",
             human(plan.memory_bytes),
             human(plan.window_bytes),
             plan.window_columns,
             plan.positions,
             count(plan.threads, "thread"),
-            plan.memory_available.map_or("unknown".into(), human),
+            available(plan),
             fits(plan.fits_memory())
         ),
     }
@@ -808,6 +807,15 @@ fn print_plan(plan: &Plan, json: bool) -> anyhow::Result<()> {
         fits(plan.fits_disk(0))
     );
     Ok(())
+}
+
+/// The memory a plan saw, and what bounds it: "1.4 GB (ulimit -v: RLIMIT_AS 1.5 GB, …)".
+fn available(plan: &Plan) -> String {
+    match (plan.memory_available, &plan.memory_bound) {
+        (Some(m), Some(bound)) => format!("{} available ({bound})", human(m)),
+        (Some(m), None) => format!("{} available", human(m)),
+        (None, _) => "unknown".into(),
+    }
 }
 
 /// Why a table does not fit in memory, and what would.
@@ -847,7 +855,7 @@ fn memory_refusal(
     options.push("a machine with more memory".into());
     format!(
         "the two-sided table of {} checkers on {} points{} needs {} of memory ({} of them the \
-         window of columns), more than the {} available less {} left to the system; options: {}",
+         window of columns), more than the {} left to the system; options: {}",
         plan.checkers,
         plan.points,
         if cubeful {
@@ -857,8 +865,7 @@ fn memory_refusal(
         },
         human(plan.memory_bytes),
         human(plan.window_bytes),
-        human(plan.memory_available.unwrap_or(0)),
-        human(HEADROOM_BYTES),
+        format!("{} less {}", available(plan), human(HEADROOM_BYTES)),
         options.join(", ")
     )
 }

@@ -100,18 +100,26 @@ fn a_second_writer_of_one_results_file_is_refused_naming_the_first() {
         "cpu",
         "-q",
     ];
-    let mut first = rollsim_command()
-        .args(args)
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let lock = dir.path(".e.jsonl.lock");
-    let pid = first.id().to_string();
+    /// The first writer, killed however the test ends.
+    struct Running(std::process::Child);
+    impl Drop for Running {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let first = Running(
+        rollsim_command()
+            .args(args)
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let pid = first.0.id().to_string();
     let start = Instant::now();
-    // The first writer holds the lock and has written its header (it takes the lock first:
-    // killed in between, it would leave no file to check).
+    // The first writer holds the lock once it has written its header: it takes the lock first.
     let header = || std::fs::read_to_string(&out).is_ok_and(|t| t.contains("\"format\""));
-    while std::fs::read_to_string(&lock).unwrap_or_default() != pid || !header() {
+    while !header() {
         assert!(
             start.elapsed() < Duration::from_secs(60),
             "the first writer took no lock or wrote no header"
@@ -120,10 +128,9 @@ fn a_second_writer_of_one_results_file_is_refused_naming_the_first() {
     }
     assert_input_error(
         &args,
-        &format!("being written by another process (pid {pid})"),
+        &format!("being written by another process (pid {pid}, rollsim)"),
     );
-    first.kill().unwrap();
-    first.wait().unwrap();
+    drop(first);
     // The file is the first writer's alone: one header, no record twice.
     let text = std::fs::read_to_string(&out).unwrap();
     assert_eq!(text.lines().filter(|l| l.contains("\"format\"")).count(), 1);

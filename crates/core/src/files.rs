@@ -305,11 +305,11 @@ pub fn open_owned(path: &Path, create: Create) -> Result<File, InputFileError> {
 /// The path of a file beside `path`: its name between `prefix` and `suffix`, built from the
 /// name's bytes, so that two outputs whose names are not UTF-8 never share one.
 pub fn sibling(path: &Path, prefix: &str, suffix: &str) -> io::Result<PathBuf> {
-    let (name, dir) = name_and_dir(path)?;
+    let (name, _) = name_and_dir(path)?;
     let mut s = OsString::from(prefix);
     s.push(name);
     s.push(suffix);
-    Ok(dir.join(s))
+    Ok(path.with_file_name(s))
 }
 
 /// An exclusive claim on writing a file, held until dropped, so that two processes (a retried
