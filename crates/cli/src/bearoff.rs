@@ -855,7 +855,7 @@ fn memory_refusal(
     options.push("a machine with more memory".into());
     format!(
         "the two-sided table of {} checkers on {} points{} needs {} of memory ({} of them the \
-         window of columns), more than the {} left to the system; options: {}",
+         window of columns), more than the {} less {} left to the system; options: {}",
         plan.checkers,
         plan.points,
         if cubeful {
@@ -865,7 +865,8 @@ fn memory_refusal(
         },
         human(plan.memory_bytes),
         human(plan.window_bytes),
-        format!("{} less {}", available(plan), human(HEADROOM_BYTES)),
+        available(plan),
+        human(HEADROOM_BYTES),
         options.join(", ")
     )
 }
