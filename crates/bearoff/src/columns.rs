@@ -351,7 +351,7 @@ pub trait Recurrence<const K: usize>: Sync {
     /// The mover's K values, up to `OFFSET`, when the opponent is on roll with values `v`.
     /// Exact in any [`Real`]: it only negates, doubles and compares.
     fn after<W: Real>(v: [W; K]) -> [W; K];
-    /// The body of `after` in WGSL (`shaders/columns.wgsl`), from `v` into `a`.
+    /// The body of `after` in WGSL (`shaders/bearoff/columns.wgsl`), from `v` into `a`.
     const WGSL_AFTER: &'static str;
 }
 

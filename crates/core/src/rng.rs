@@ -3,7 +3,7 @@
 //! Every random word rollsim draws comes from [`philox4x32_10`] applied to a counter that names
 //! *what* the word is for (which game, which move, which candidate, which rollout) rather than
 //! *when* it was drawn. That is what makes a run reproducible whatever the thread count, and what
-//! lets the WGSL twin (`crates/gpu/shaders/philox.wgsl`) draw the very same words on the GPU: the
+//! lets the WGSL twin (`shaders/shared/philox.wgsl`) draw the very same words on the GPU: the
 //! generator needs only 32-bit integer operations, and its state is a handful of `u32`s.
 
 /// Philox multipliers and Weyl key increments (Salmon et al., SC 2011).

@@ -984,7 +984,7 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir).unwrap().count(), 1);
         assert!(matches!(
             Network::load(&dir.join("missing")),
-            Err(NetworkError::Io(_))
+            Err(NetworkError::Input(_))
         ));
         std::fs::remove_dir_all(dir).unwrap();
     }

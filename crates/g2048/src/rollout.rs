@@ -1,4 +1,4 @@
-//! Random rollouts: the CPU twin of `shaders/rollout.wgsl`, and the CPU rollout engine.
+//! Random rollouts: the CPU twin of `shaders/g2048/rollout.wgsl`, and the CPU rollout engine.
 //!
 //! A rollout starts from a *root*: a board just after a candidate move, before its spawn. It
 //! spawns a tile, then plays uniformly random legal moves, each followed by a spawn, until no

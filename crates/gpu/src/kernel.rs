@@ -4,8 +4,8 @@
 //! shared parts declare only types, functions and constants; every binding is declared in the
 //! kernel's own part, the last, so that a shared part never fixes another kernel's layout
 //! ([`Kernel::validate`] checks it).
-//! Each game crate defines its kernels beside their CPU twins; this crate holds only what no
-//! game owns: the Philox generator.
+//! Every source is in `rollsim-shaders` (`shaders/`); each game crate composes its kernels
+//! beside their CPU twins, and this crate only the Philox check, which no game owns.
 
 /// A kernel: a name, the constants it shares with its host (written into the WGSL from the
 /// Rust values, so that the two cannot drift), and its WGSL parts in order.
@@ -139,15 +139,15 @@ pub fn validate_wgsl(name: &str, source: &str, f64: bool) -> Result<naga::Module
     Ok(module)
 }
 
-/// Philox4x32-10 and random streams: `shaders/philox.wgsl`, twin of `rollsim_core::rng`.
-pub const PHILOX: &str = include_str!("../shaders/philox.wgsl");
+/// Philox4x32-10 and random streams: `shaders/shared/philox.wgsl`, twin of `rollsim_core::rng`.
+pub const PHILOX: &str = rollsim_shaders::shared::PHILOX;
 
 /// Raw Philox blocks and bounded draws, checked against `rollsim_core::rng` and its known
 /// answers.
 pub const PHILOX_CHECK: Kernel = Kernel {
     name: "philox_check",
     constants: &[],
-    parts: &[PHILOX, include_str!("../shaders/philox_check.wgsl")],
+    parts: &[PHILOX, rollsim_shaders::checks::PHILOX],
 };
 
 #[cfg(test)]

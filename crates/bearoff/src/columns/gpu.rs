@@ -1,4 +1,4 @@
-//! The sweep by columns on the GPU: host side of `shaders/columns.wgsl`, twin of
+//! The sweep by columns on the GPU: host side of `shaders/bearoff/columns.wgsl`, twin of
 //! [`crate::columns::sweep`] with [`Fixed`] or u16 cells, whose exact integer arithmetic gives
 //! the CPU's values to the last bit.
 //!
@@ -19,7 +19,7 @@ use crate::columns::{
 use crate::table::Section;
 use rollsim_gpu::{Gpu, GpuError, ParamSlots, grid, layout_entry, whole};
 
-const SHADER: &str = include_str!("../../shaders/columns.wgsl");
+const SHADER: &str = rollsim_shaders::bearoff::COLUMNS;
 /// Most storage bindings the window takes (`w0` .. `w7` in the shader): 15x15 cubeful is 24 GB
 /// of fixed32 window, six bindings of 4 GiB.
 const MAX_WINDOW_BINDINGS: u64 = 8;
@@ -29,13 +29,13 @@ const OTHER_BINDINGS: u64 = 2;
 /// A cell the GPU's sweep stores: its part of the kernel. Cells lie in the window's u32 words
 /// as they lie in memory on the host, little-endian, `4 / size` to a word.
 pub trait DeviceCell: Cell {
-    /// The cell's part of the kernel (`shaders/columns_*.wgsl`) for a recurrence.
+    /// The cell's part of the kernel (`shaders/bearoff/columns/*.wgsl`) for a recurrence.
     fn wgsl<const K: usize, R: Recurrence<K>>() -> String;
 }
 
 impl DeviceCell for Fixed {
     fn wgsl<const K: usize, R: Recurrence<K>>() -> String {
-        include_str!("../../shaders/columns_fixed32.wgsl")
+        rollsim_shaders::bearoff::COLUMNS_FIXED32
             .replace("{{OFFSET}}", &Fixed::from_f64(R::OFFSET).0.to_string())
             .replace("{{LOST}}", &Fixed::from_f64(R::LOST[0]).0.to_string())
     }
@@ -47,7 +47,7 @@ impl DeviceCell for u16 {
         let steps = f64::from(crate::columns::Q16::STEPS);
         let span = hi - lo;
         let value = |v: f64| u16::store(v, R::RANGE).load(R::RANGE).steps().to_string();
-        include_str!("../../shaders/columns_u16.wgsl")
+        rollsim_shaders::bearoff::COLUMNS_U16
             .replace("{{LO}}", &((lo * steps) as i32).to_string())
             .replace("{{SPAN}}", &(span as i32).to_string())
             .replace("{{WON}}", &value(R::WON[0]))

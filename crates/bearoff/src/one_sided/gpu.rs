@@ -1,4 +1,4 @@
-//! The GPU one-sided bearoff sweep: host side of `shaders/one_sided.wgsl`. (The
+//! The GPU one-sided bearoff sweep: host side of `shaders/bearoff/one_sided.wgsl`. (The
 //! two-sided sweep by columns is `crate::columns::gpu`.)
 //!
 //! A whole sweep is one submission: the items in level order and every level's parameters (at
@@ -14,21 +14,17 @@ use crate::position::binomial;
 use rollsim_gpu::{Gpu, GpuError, Kernel, ParamSlots, grid, layout_entry, whole};
 
 /// The 21 dice rolls in WGSL: twin of [`crate::moves::Roll::ALL_21`].
-pub const ROLLS: &str = include_str!("../../shaders/rolls.wgsl");
+pub const ROLLS: &str = rollsim_shaders::shared::BEAROFF_ROLLS;
 /// Bearoff positions, unranking and single-die moves in WGSL: twin of [`crate::position`] and
 /// [`crate::moves`].
-pub const POSITION: &str = include_str!("../../shaders/position.wgsl");
+pub const POSITION: &str = rollsim_shaders::shared::BEAROFF_POSITION;
 
-/// One level of the one-sided bearoff sweep (f64): `shaders/one_sided.wgsl`, twin of
+/// One level of the one-sided bearoff sweep (f64): `shaders/bearoff/one_sided.wgsl`, twin of
 /// [`crate::one_sided`].
 pub const KERNEL: Kernel = Kernel {
     constants: &[],
     name: "one_sided",
-    parts: &[
-        ROLLS,
-        POSITION,
-        include_str!("../../shaders/one_sided.wgsl"),
-    ],
+    parts: &[ROLLS, POSITION, rollsim_shaders::bearoff::ONE_SIDED],
 };
 
 /// A buffer the sweep binds: its binding, its contents or size, and whether it is read back.

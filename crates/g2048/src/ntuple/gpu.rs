@@ -1,4 +1,4 @@
-//! Bulk n-tuple values on the GPU: host side of `shaders/ntuple_value.wgsl`.
+//! Bulk n-tuple values on the GPU: host side of `shaders/g2048/ntuple.wgsl`.
 //!
 //! The weights are uploaded once and stay resident: f32 weights one per word, f16 weights two
 //! per word, in bindings of 2^25 words (128 MiB, the storage binding limit every adapter
@@ -11,7 +11,7 @@ use crate::Board;
 use crate::ntuple::{Element, Network};
 use rollsim_gpu::{Gpu, GpuError, Kernel, ParamSlots, grid, layout_entry, whole};
 
-/// Bulk n-tuple network values: `shaders/ntuple_value.wgsl`, twin of
+/// Bulk n-tuple network values: `shaders/g2048/ntuple.wgsl`, twin of
 /// [`crate::ntuple::Network::value`].
 pub const KERNEL: Kernel = Kernel {
     name: "ntuple_value",
@@ -19,7 +19,7 @@ pub const KERNEL: Kernel = Kernel {
         "CHUNK_BITS",
         rollsim_gpu::kernel::Constant::U32(CHUNK_WORDS.trailing_zeros()),
     )],
-    parts: &[include_str!("../../shaders/ntuple_value.wgsl")],
+    parts: &[rollsim_shaders::g2048::NTUPLE],
 };
 
 /// Words per weight binding: 128 MiB.

@@ -1,4 +1,4 @@
-//! The GPU rollout engine: host side of `shaders/rollout.wgsl`.
+//! The GPU rollout engine: host side of `shaders/g2048/rollout.wgsl`.
 //!
 //! One evaluate call uploads the roots, clears the sums, encodes one dispatch per million
 //! rollouts (each with its parameters at a dynamic uniform offset, so every dispatch of a batch
@@ -19,16 +19,16 @@ use rollsim_gpu::{Gpu, GpuError, Kernel, ParamSlots, grid, layout_entry, whole};
 
 /// The 2048 board, moves and spawns in WGSL: twin of [`crate::board`] and
 /// [`crate::rollout::random_legal_move`].
-pub const BOARD: &str = include_str!("../../shaders/board.wgsl");
+pub const BOARD: &str = rollsim_shaders::shared::BOARD_2048;
 
 const CONSTANTS: &[(&str, Constant)] = &[
     ("OVERFLOW_FLAG", Constant::U32(OVERFLOW_FLAG)),
     ("DIRECTION_ORDERS", Constant::Bytes(&DIRECTION_ORDERS)),
     ("WORDS_PER_ROOT", Constant::U32(WORDS_PER_ROOT as u32)),
 ];
-const ROLLOUT: &str = include_str!("../../shaders/rollout.wgsl");
+const ROLLOUT: &str = rollsim_shaders::g2048::ROLLOUT;
 
-/// Random 2048 rollouts with exact per-root sums: `shaders/rollout.wgsl`, twin of
+/// Random 2048 rollouts with exact per-root sums: `shaders/g2048/rollout.wgsl`, twin of
 /// [`crate::rollout`], each invocation adding its sums into the global ones.
 pub const KERNEL: Kernel = Kernel {
     name: "rollout",
@@ -36,13 +36,13 @@ pub const KERNEL: Kernel = Kernel {
     parts: &[
         rollsim_gpu::kernel::PHILOX,
         BOARD,
-        include_str!("../../shaders/rollout_flush.wgsl"),
+        rollsim_shaders::g2048::ROLLOUT_FLUSH,
         ROLLOUT,
     ],
 };
 
 /// The same kernel with each subgroup's sums of its last root added across the subgroup first
-/// (`shaders/rollout_flush_subgroup.wgsl`), for adapters with subgroups: the same sums, with
+/// (`shaders/g2048/rollout/flush_subgroup.wgsl`), for adapters with subgroups: the same sums, with
 /// about a subgroup's width fewer global atomics.
 pub const KERNEL_SUBGROUP: Kernel = Kernel {
     name: "rollout_subgroup",
@@ -50,7 +50,7 @@ pub const KERNEL_SUBGROUP: Kernel = Kernel {
     parts: &[
         rollsim_gpu::kernel::PHILOX,
         BOARD,
-        include_str!("../../shaders/rollout_flush_subgroup.wgsl"),
+        rollsim_shaders::g2048::ROLLOUT_FLUSH_SUBGROUP,
         ROLLOUT,
     ],
 };

@@ -5,12 +5,10 @@
 //! `/sys/fs/cgroup`.
 #![cfg(target_os = "linux")]
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::*;
+use crate::common::*;
 use rollsim_core::memory::{CgroupVersion, memory_cgroups};
 
 /// `rollsim ARGS` run by a shell that first runs `setup` (a `ulimit`, or joining a cgroup),

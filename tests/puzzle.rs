@@ -1,11 +1,9 @@
 //! `rollsim puzzle` as a user runs it: output, JSON, exit codes, error messages, the database
 //! cache.
 
-mod common;
-
 use std::path::PathBuf;
 
-use common::*;
+use crate::common::*;
 
 use rollsim_puzzle::{Board, parse_moves, verify};
 

@@ -1,8 +1,6 @@
 //! The `rollsim` binary as a user runs it: output, JSON, exit codes, error messages.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 fn gpu_available(test: &str) -> bool {
     rollsim_gpu::test_gpu(test).is_some()

@@ -1,11 +1,9 @@
 //! `rollsim 2048 train` and the n-tuple players as a user runs them: a small network trained,
 //! resumed and played, and every kind of bad input refused with exit code 2.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 
 fn train_small(out: &str, games: &str, extra: &[&str]) -> serde_json::Value {
     let mut args = vec![

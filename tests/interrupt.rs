@@ -2,12 +2,10 @@
 //! write under way, and a temporary left by a process that is gone (SIGKILL) is removed by the
 //! next write of the same file.
 
-mod common;
-
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 
 fn temporaries(dir: &TempDir) -> Vec<String> {
     std::fs::read_dir(&dir.0)

@@ -1,11 +1,9 @@
 //! Standard output that goes nowhere: a closed pipe ends the output quietly (exit 0, files
 //! still written), a full disk is an error (exit 1) naming standard output.
 
-mod common;
-
 use std::process::{Output, Stdio};
 
-use common::*;
+use crate::common::*;
 
 /// Runs `rollsim` with its standard output going to `stdout`.
 fn rollsim_into(args: &[&str], stdout: Stdio) -> Output {

@@ -5,9 +5,7 @@
 //! found, and change nothing outside the named output. One table of writers, so that a new
 //! writer is one row here.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, symlink};
 use std::path::Path;

@@ -1,11 +1,9 @@
 //! Two-sided bearoff tables as a user builds them: the sweep by columns into rollsim's file,
 //! sub-tables, gnubg's format, checkpoints, and builds too large for the machine.
 
-mod common;
-
 use std::process::Command;
 
-use common::*;
+use crate::common::*;
 use rollsim_bearoff::Space;
 use rollsim_bearoff::table::Table;
 

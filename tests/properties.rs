@@ -2,11 +2,9 @@
 //! files start from valid ones (truncated, bytes flipped), so the checks past the header are
 //! reached too.
 
-mod common;
-
 use std::io::Cursor;
 
-use common::{damage, damaged, reseal_two_sided, two_sided_v2, two_sided_v2_cell};
+use crate::common::{damage, damaged, reseal_two_sided, two_sided_v2, two_sided_v2_cell};
 use proptest::prelude::*;
 use rollsim_2048::ntuple::small_tuples;
 use rollsim_2048::{Element, Network};

@@ -2,9 +2,7 @@
 //! interrupted write, shards merged into the unsharded result, the report, and bad input
 //! refused with exit code 2. Tiny rollout counts keep each test to a second or so.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 fn ok(args: &[&str]) -> String {
     let out = rollsim(args);

@@ -1,5 +1,6 @@
 //! Records the git commit the binary was built from, for `rollsim bench`'s machine description.
 
+use std::path::Path;
 use std::process::Command;
 
 fn main() {
@@ -13,6 +14,12 @@ fn main() {
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "unknown".to_string());
     println!("cargo:rustc-env=ROLLSIM_GIT_COMMIT={commit}");
-    println!("cargo:rerun-if-changed=.git/HEAD");
-    println!("cargo:rerun-if-changed=.git/refs/heads");
+    // Rerun when HEAD moves; a path that does not exist (a tarball, no .git) would rerun this
+    // script on every build, so only those that exist are watched.
+    println!("cargo:rerun-if-changed=build.rs");
+    for watched in [".git/HEAD", ".git/refs/heads", ".git/packed-refs"] {
+        if Path::new(watched).exists() {
+            println!("cargo:rerun-if-changed={watched}");
+        }
+    }
 }

@@ -1,4 +1,4 @@
-// The 21 dice rolls in rollsim's order, ROLLS in src/bearoff/moves.rs: (1,1), (1,2), ...,
+// The 21 dice rolls in rollsim's order, Roll::ALL_21 in crates/bearoff/src/moves.rs: (1,1), (1,2), ...,
 // (1,6), (2,2), ..., (6,6); doubles weigh 1/36, the others 2/36.
 
 // The index of the roll of a and b (either order).

@@ -2,9 +2,7 @@
 //! a directory, a device such as /dev/zero, foreign bytes) and every output that cannot go
 //! where it is named is bad input, exit 2, with a message naming the path, before any work.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 /// Every command that reads a file, with `F` where the file goes.
 const READERS: &[&[&str]] = &[

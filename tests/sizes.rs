@@ -1,9 +1,7 @@
 //! Sizes inside the accepted ranges: refused up front with the memory they need, or streamed,
 //! never an abort, a hang or an out-of-memory kill.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 #[test]
 fn jobs_too_big_for_memory_are_refused_naming_the_need() {

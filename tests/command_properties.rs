@@ -2,9 +2,7 @@
 //! code 2 (or a result), never a panic. (The library's parsers and loaders are in
 //! `properties.rs`.)
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 
 /// A record as `rollsim bench --out` writes it, with two measurements.

@@ -1,5 +1,5 @@
 //! The two-sided sweep by columns per cell type, in nanoseconds a pair, into a sink that
-//! discards the columns: `cargo bench -p rollsim-bearoff --bench columns -- CHECKERS K CELL`
+//! discards the columns: `cargo bench --bench columns -- CHECKERS K CELL`
 //! (K = 1 cubeless or 3 cubeful; CELL = f32, fixed or u16), e.g. `-- 10 1 f32`; by default
 //! 8 checkers on 6 points, every combination.
 

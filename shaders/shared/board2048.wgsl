@@ -1,5 +1,5 @@
-// The 2048 board on the GPU: the twin of src/game2048/board.rs and of random_legal_move in
-// src/game2048/rollout.rs.
+// The 2048 board on the GPU: the twin of crates/g2048/src/board.rs and of random_legal_move in
+// crates/g2048/src/rollout.rs.
 //
 // A board is vec2<u32>(low, high): the u64 of the CPU engine split in two, so rows 0 and 1 are
 // in .x and rows 2 and 3 in .y, cell i at nibble i of the u64. Rows are looked up in the same

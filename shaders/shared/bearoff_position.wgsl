@@ -1,5 +1,5 @@
 // One side's bearoff position on the GPU: gnubg's index, unranked, and single-die moves on the
-// index. The twin of Space::position and Unranked in src/bearoff/{position,moves}.rs.
+// index. The twin of Space::position and Unranked in crates/bearoff/src/{position,moves}.rs.
 
 // The kernel that includes this declares `binomial: array<u32>`, C(n, k) for n, k < 34,
 // row-major (binomial[34 * n + k]), at a binding of its own: shared WGSL declares none.

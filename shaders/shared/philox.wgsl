@@ -1,4 +1,4 @@
-// Philox4x32-10 and sequential random streams: the twin of src/rng.rs, word for word.
+// Philox4x32-10 and sequential random streams: the twin of crates/core/src/rng.rs, word for word.
 // WGSL has no 32x32->64 multiply, so the high word is built from 16-bit halves.
 
 // (hi, lo) of the 64-bit product a * b.
