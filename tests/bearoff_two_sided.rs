@@ -279,16 +279,20 @@ fn impossible_builds_are_refused_before_allocating() {
     );
 }
 
-/// makebearoff from Debian's gnubg package, when present (CI installs it).
-fn makebearoff() -> Option<&'static str> {
+/// makebearoff from Debian's gnubg package, which CI installs (see `rollsim_core::testing`).
+fn makebearoff(test: &str) -> Option<&'static str> {
     let path = "/usr/games/makebearoff";
-    std::path::Path::new(path).exists().then_some(path)
+    let found = match std::path::Path::new(path).exists() {
+        true => Ok(path),
+        false => Err(format!("{path} is missing (Debian's gnubg package)")),
+    };
+    rollsim_core::testing::need(test, "makebearoff", found)
 }
 
 #[test]
 fn gnubg_makebearoff_tables_agree_within_its_rounding() {
-    let Some(makebearoff) = makebearoff() else {
-        eprintln!("skipped: no makebearoff (Debian's gnubg package)");
+    let Some(makebearoff) = makebearoff("gnubg_makebearoff_tables_agree_within_its_rounding")
+    else {
         return;
     };
     let dir = TempDir::new("ts-gnubg");

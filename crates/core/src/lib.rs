@@ -10,6 +10,7 @@ pub mod memory;
 pub mod progress;
 pub mod rng;
 pub mod stats;
+pub mod testing;
 pub mod text;
 
 pub use device::Device;

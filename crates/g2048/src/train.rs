@@ -724,8 +724,17 @@ pub(crate) mod tests {
         assert_eq!(net.games(), 1000);
         assert_eq!(s.blocks.len(), 2);
         assert_eq!(s.blocks.iter().map(|b| b.block_games).sum::<u64>(), 1000);
-        assert!(s.blocks[1].mean_score > s.blocks[0].mean_score * 0.8);
         assert!(net.weights_f32().iter().all(|w| w.is_finite()));
+        // Games on two threads race on shared weights: what they learn is checked by play, in
+        // which greedy moves on the trained network must far outscore random ones.
+        let random = mean_score(Player::Random, 200);
+        let greedy = mean_score(
+            Player::Ntuple {
+                network: net.into(),
+            },
+            100,
+        );
+        assert!(greedy > 5.0 * random, "greedy {greedy}, random {random}");
     }
 
     #[test]

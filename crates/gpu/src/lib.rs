@@ -611,27 +611,11 @@ pub fn grid(groups: u32, max_per_dim: u32) -> (u32, u32) {
     }
 }
 
-/// For GPU tests: whether `ROLLSIM_REQUIRE_GPU=1` (as in CI) asks for the GPU paths to be
-/// tested, never skipped.
-#[doc(hidden)]
-pub fn gpu_required() -> bool {
-    std::env::var("ROLLSIM_REQUIRE_GPU").is_ok_and(|v| v == "1")
-}
-
-/// For GPU tests: the device, or `None` with a note that the test skipped. With
-/// [`gpu_required`] a missing adapter fails the test instead.
+/// For GPU tests: the device, or `None` with a note that the test skipped; a failure instead
+/// where every test's needs are required ([`rollsim_core::testing::required`]).
 #[doc(hidden)]
 pub fn test_gpu(test: &str) -> Option<&'static Gpu> {
-    match Gpu::any() {
-        Ok(g) => Some(g),
-        Err(e) => {
-            if gpu_required() {
-                panic!("{test}: ROLLSIM_REQUIRE_GPU=1 but {e}");
-            }
-            eprintln!("{test}: skipped, no GPU adapter ({e})");
-            None
-        }
-    }
+    rollsim_core::testing::need(test, "GPU adapter", Gpu::any())
 }
 
 #[cfg(test)]

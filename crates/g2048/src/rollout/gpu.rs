@@ -518,9 +518,9 @@ mod tests {
     use crate::rollout::evaluate_cpu;
 
     /// The reductions the adapter runs: without subgroups always, with them where it has them.
-    /// In CI (`ROLLSIM_REQUIRE_GPU`) lavapipe must have them, so that both are tested.
+    /// Where tests' needs are required (CI), lavapipe must have them, so that both are tested.
     fn reductions(gpu: &Gpu) -> Vec<bool> {
-        if rollsim_gpu::gpu_required() {
+        if rollsim_core::testing::required() {
             assert!(gpu.subgroups, "{} has no subgroups", gpu.adapter.name);
         }
         if gpu.subgroups {
