@@ -671,9 +671,7 @@ fn write_and_rename<E: From<io::Error>>(
 }
 
 /// A file being written that has the system start writing its pages to disk every 256 KiB
-/// written, so that the sync before the rename waits only for the last of them. The 15x6
-/// gnubg table (1.4 MB) on this project's virtual disk: that sync 1.5-5.4 ms before, 0.2-0.3
-/// ms after (strace); the whole build 0.0651 -> 0.0634 s (medians of 301 alternating runs).
+/// written, so that the sync before the rename waits only for the last of them.
 pub struct Writeback {
     file: File,
     since: u64,

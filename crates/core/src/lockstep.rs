@@ -9,11 +9,10 @@
 //!
 //! A team with a member for each CPU the process may run on (rayon's default) pins each member
 //! to a CPU of its own for the team's life (the leader gets its own affinity back at the end).
-//! Two spinning members on one CPU take turns: the scheduler sometimes placed a new member
-//! beside the leader and took some 15-40 ms to move it, and a 15x6 one-sided sweep then had its
-//! two members on one CPU for up to 39 of its 91 levels and took 0.053-0.072 s instead of
-//! 0.037-0.046 s (`results/bearoff/one-sided-colocation.txt`). A smaller team is not pinned: the teams
-//! of several processes would all be pinned to the same first CPUs.
+//! Two spinning members on one CPU take turns, and the scheduler sometimes placed a new member
+//! beside the leader for tens of milliseconds (`results/bearoff/one-sided-colocation.txt`). A
+//! smaller team is not pinned: the teams of several processes would all be pinned to the same
+//! first CPUs.
 
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};

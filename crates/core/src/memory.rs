@@ -37,14 +37,9 @@ pub fn prefetch_at<T>(items: &[T], i: usize) {
 /// An empty vector with room for `n` items, its memory advised to be backed by huge pages
 /// (Linux transparent huge pages in `madvise` mode; elsewhere, or if the kernel declines, plain
 /// pages). Two costs of 4 KiB pages fall away:
-/// - a table read at random misses the TLB on nearly every lookup: training the standard
-///   n-tuple network from 200,000 games on, one thread, went from 1.36-1.52 M moves/s to
-///   1.59-1.80 M (three alternating runs each);
+/// - a table read at random (the n-tuple weights) misses the TLB on nearly every lookup;
 /// - every fresh page faults on its first touch: the bearoff sweeps allocate tens of MB per
-///   table (the 15x6 one-sided build with gammons some 75 MB by the buffers' sizes, 19,000
-///   pages of 4 KiB; the whole build faults 7,300 times with the advice). Median
-///   of 100 builds, three runs each: 52.9-57.2 ms before, 45.0-47.7 ms with the advice; two-sided
-///   6x6 (median of 15, two runs each) 356-359 ms before, 279-290 ms after.
+///   table (the 15x6 one-sided build some 19,000 pages of 4 KiB).
 pub fn huge_vec<T>(n: usize) -> Vec<T> {
     let v: Vec<T> = Vec::with_capacity(n);
     #[cfg(target_os = "linux")]

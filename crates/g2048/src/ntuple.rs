@@ -469,10 +469,7 @@ impl Network {
 
     /// [`Network::values4`] that leaves board `k`'s feature indexes in row `k` of `f`, for a
     /// TD update of the chosen board without extracting them again. Each index is computed once,
-    /// then prefetched and summed: training on one thread, the first 3,000 games, went from
-    /// 1.66 M moves/s (every index extracted twice for the values and twice more for the update)
-    /// to 2.20-2.25 M with the standard network, and from 2.03 M to 3.07-3.13 M with the small
-    /// one, whose weights stay in cache (three runs each).
+    /// then prefetched and summed.
     #[inline]
     pub fn values4_indexed(&self, boards: &[Board], out: &mut [f32], f: &mut Features) {
         by_runs!(self.values4_r(boards, out, f))
