@@ -23,37 +23,14 @@ impl Inputs {
     fn new(name: &str) -> Inputs {
         let dir = TempDir::new(name);
         let (table, shard, net) = (dir.file("in.rsb"), dir.file("in.jsonl"), dir.file("in.net"));
-        for args in [
-            &[
-                "bearoff",
-                "build",
-                "--two-sided",
-                "--points",
-                "3",
-                "--checkers",
-                "2",
-            ][..],
-            &[
-                "2048",
-                "experiment",
-                "--rollouts",
-                "1",
-                "--games",
-                "2",
-                "--seed",
-                "1",
-            ],
-            &[
-                "2048", "train", "--games", "2", "--tuples", "small", "--seed", "1",
-            ],
+        for (line, out) in [
+            ("bearoff build --two-sided --points 3 --checkers 2", &table),
+            ("2048 experiment --rollouts 1 --games 2 --seed 1", &shard),
+            ("2048 train --games 2 --tuples small --seed 1", &net),
         ] {
-            let out = [&table, &shard, &net][match args[0] {
-                "bearoff" => 0,
-                _ if args[1] == "experiment" => 1,
-                _ => 2,
-            }];
-            let run = rollsim(&[args, &["--out", out, "--backend", "cpu", "-q"]].concat());
-            assert!(run.status.success(), "{args:?}: {}", stderr(&run));
+            let args = words(&format!("{line} --backend cpu -q --out"), &[out]);
+            let run = run(&args);
+            assert!(run.status.success(), "{line}: {}", stderr(&run));
         }
         Inputs {
             dir,
@@ -70,10 +47,6 @@ struct Writer {
     args: fn(&Inputs, &str) -> Vec<String>,
     /// The files it keeps beside `out` while writing it (a lock, a partial table).
     beside: fn(&str) -> Vec<String>,
-}
-
-fn strings(v: &[&str]) -> Vec<String> {
-    v.iter().map(|s| s.to_string()).collect()
 }
 
 /// `.NAME.lock` beside `out`.
@@ -103,155 +76,85 @@ fn lock_and_partial(out: &str) -> Vec<String> {
 const WRITERS: &[Writer] = &[
     Writer {
         name: "bearoff build (one-sided)",
-        args: |_, out| {
-            strings(&[
-                "bearoff",
-                "build",
-                "--points",
-                "3",
-                "--checkers",
-                "3",
-                "--out",
-                out,
-            ])
-        },
+        args: |_, out| words("bearoff build --points 3 --checkers 3 -q --out", &[out]),
         beside: nothing,
     },
     Writer {
         name: "bearoff build (one-sided, gnubg)",
         args: |_, out| {
-            let a = [
-                "bearoff",
-                "build",
-                "--points",
-                "3",
-                "--checkers",
-                "3",
-                "--format",
-                "gnubg",
-            ];
-            strings(&[&a[..], &["--out", out]].concat())
+            words(
+                "bearoff build --points 3 --checkers 3 -q --format gnubg --out",
+                &[out],
+            )
         },
         beside: nothing,
     },
     Writer {
         name: "bearoff build (two-sided)",
         args: |_, out| {
-            let a = [
-                "bearoff",
-                "build",
-                "--two-sided",
-                "--points",
-                "3",
-                "--checkers",
-                "2",
-            ];
-            strings(&[&a[..], &["--backend", "cpu", "--out", out]].concat())
+            words(
+                "bearoff build --two-sided --points 3 --checkers 2 -q --backend cpu --out",
+                &[out],
+            )
         },
         beside: lock_and_partial,
     },
     Writer {
         name: "bearoff build (two-sided, gnubg)",
         args: |_, out| {
-            let a = [
-                "bearoff",
-                "build",
-                "--two-sided",
-                "--points",
-                "3",
-                "--checkers",
-                "2",
-            ];
-            strings(
-                &[
-                    &a[..],
-                    &["--backend", "cpu", "--format", "gnubg", "--out", out],
-                ]
-                .concat(),
-            )
+            let line = "bearoff build --two-sided --points 3 --checkers 2 -q --backend cpu";
+            words(&format!("{line} --format gnubg --out"), &[out])
         },
         beside: nothing,
     },
     Writer {
         name: "bearoff extract",
-        args: |i, out| {
-            strings(&[
-                "bearoff",
-                "extract",
-                &i.table,
-                "--checkers",
-                "1",
-                "--out",
-                out,
-            ])
-        },
+        args: |i, out| words("bearoff extract --checkers 1 --out", &[out, &i.table]),
         beside: lock_and_partial,
     },
     Writer {
         name: "bearoff extract (gnubg)",
         args: |i, out| {
-            let a = [
-                "bearoff",
-                "extract",
-                &i.table,
-                "--checkers",
-                "1",
-                "--format",
-                "gnubg",
-            ];
-            strings(&[&a[..], &["--out", out]].concat())
+            words(
+                "bearoff extract --checkers 1 --format gnubg --out",
+                &[out, &i.table],
+            )
         },
         beside: nothing,
     },
     Writer {
         name: "2048 train",
         args: |_, out| {
-            let a = [
-                "2048", "train", "--games", "2", "--tuples", "small", "--force", "--out", out,
-            ];
-            strings(&a)
+            words(
+                "2048 train --games 2 --tuples small -q --force --out",
+                &[out],
+            )
         },
         beside: lock_only,
     },
     Writer {
         name: "2048 experiment",
         args: |_, out| {
-            let a = [
-                "2048",
-                "experiment",
-                "--rollouts",
-                "1",
-                "--games",
-                "1",
-                "--seed",
-                "1",
-            ];
-            strings(&[&a[..], &["--backend", "cpu", "--out", out]].concat())
+            let line = "2048 experiment --rollouts 1 --games 1 --seed 1 -q --backend cpu";
+            words(&format!("{line} --out"), &[out])
         },
         beside: lock_only,
     },
     Writer {
         name: "2048 merge",
-        args: |i, out| strings(&["2048", "merge", out, &i.shard]),
+        args: |i, out| words("2048 merge", &[out, &i.shard]),
         beside: nothing,
     },
     Writer {
         name: "2048 play --record",
-        args: |_, out| strings(&["2048", "play", "--games", "1", "-q", "--record", out]),
+        args: |_, out| words("2048 play --games 1 -q --record", &[out]),
         beside: nothing,
     },
     Writer {
         name: "bench --out",
         args: |_, out| {
-            let a = [
-                "bench",
-                "--quick",
-                "--only",
-                "playouts",
-                "--seconds",
-                "0.05",
-            ];
-            strings(&[&a[..], &["--backend", "cpu", "--out", out]].concat())
+            let line = "bench --quick --only playouts --seconds 0.05 -q --backend cpu";
+            words(&format!("{line} --out"), &[out])
         },
         beside: nothing,
     },
@@ -260,18 +163,6 @@ const WRITERS: &[Writer] = &[
 fn run(args: &[String]) -> Output {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     rollsim(&args)
-}
-
-/// A CRC-32 (IEEE) of `bytes`, to compare files without printing them.
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &b in bytes {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = (crc >> 1) ^ (0xEDB8_8320 & (crc & 1).wrapping_neg());
-        }
-    }
-    !crc
 }
 
 fn stderr(o: &Output) -> String {
@@ -469,23 +360,8 @@ fn an_experiment_under_way_is_refused_under_a_second_name() {
     let dir = TempDir::new("experiment-names");
     let (real, link) = (dir.file("real.jsonl"), dir.file("link.jsonl"));
     let args = |out: &str| {
-        let a = [
-            "2048",
-            "experiment",
-            "--rollouts",
-            "50",
-            "--games",
-            "400",
-            "--seed",
-            "7",
-        ];
-        strings(
-            &[
-                &a[..],
-                &["--backend", "cpu", "--threads", "1", "--out", out],
-            ]
-            .concat(),
-        )
+        let line = "2048 experiment --rollouts 50 --games 400 --seed 7 --backend cpu --threads 1";
+        words(&format!("{line} -q --out"), &[out])
     };
     let mut first = rollsim_command()
         .args(args(&real))

@@ -21,6 +21,14 @@ pub fn rollsim(args: &[&str]) -> Output {
     rollsim_command().args(args).output().expect("run rollsim")
 }
 
+/// A command line: the words of `line`, then `tail` whole (paths, which may hold spaces).
+pub fn words(line: &str, tail: &[&str]) -> Vec<String> {
+    line.split_whitespace()
+        .chain(tail.iter().copied())
+        .map(str::to_string)
+        .collect()
+}
+
 /// Runs `rollsim`, which must succeed and print one JSON object on stdout.
 pub fn json(args: &[&str]) -> serde_json::Value {
     let out = rollsim(args);
@@ -92,7 +100,7 @@ pub fn damage(
 /// cubeful, f32 cells (built once).
 pub fn two_sided_v2() -> &'static [u8] {
     use rollsim_bearoff::build::{CpuColumns, Options, build_two_sided};
-    use rollsim_bearoff::columns::CellKind;
+    use rollsim_bearoff::numeric::CellKind;
     use rollsim_bearoff::plan::{Plan, Precision};
     static TABLE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
