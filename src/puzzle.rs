@@ -62,8 +62,8 @@ pub struct SolverArgs {
     #[arg(long, value_enum)]
     plan: Option<PlanArg>,
     /// Optimal: the pattern-database partition of the 15-puzzle (3x3 boards always use 4-4).
-    /// Databases are built once and cached (--pdb-dir): the default 7-8 takes about 5.4
-    /// minutes and 5.4 GB to build on this project's 2-core machine, 6-6-3 seconds. Default: 7-8.
+    /// Databases are built once and cached (--pdb-dir): the default 7-8 takes minutes and about
+    /// 5.4 GB of memory to build, 6-6-3 seconds. Default: 7-8.
     #[arg(long, value_enum)]
     pdb: Option<PartitionArg>,
     /// Optimal: where databases are cached (default $XDG_CACHE_HOME/rollsim or ~/.cache/rollsim).

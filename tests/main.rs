@@ -6,6 +6,7 @@ mod common;
 mod bearoff_two_sided;
 mod command_properties;
 mod commands;
+mod docs;
 mod error_chain;
 mod experiment;
 mod files;
