@@ -58,8 +58,7 @@ pub struct PlayArgs {
     #[arg(long)]
     weights: Option<PathBuf>,
     /// Expectimax search depth in moves (1 = greedy; default 2). The cost grows about tenfold
-    /// a move of depth: with the standard network, depth 5 took 32 s a game and depth 8 about
-    /// 20 hours a game on this project's 2-core machine.
+    /// a move of depth, since the search has no pruning.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=8))]
     depth: Option<u32>,
     /// Tile downgrading (ntuple, expectimax): a leaf holding this tile or a larger one is
