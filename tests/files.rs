@@ -597,3 +597,23 @@ fn inputs_that_would_block_are_refused_at_once() {
         assert_input_error(args, "a FIFO, not a regular file");
     }
 }
+
+#[test]
+fn outputs_whose_names_are_not_text_keep_locks_and_partials_of_their_own() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = TempDir::new("names");
+    let name = |b: &[u8]| dir.0.join(std::ffi::OsStr::from_bytes(b));
+    let (held, free) = (name(b"t\xff.rsb"), name(b"t\xfe.rsb"));
+    // Another writer holds the first; the second, whose lossy name is the same, is free.
+    let _held = rollsim_core::files::lock_for_writing(&held).unwrap();
+    let o = rollsim_command()
+        .args(words(
+            "bearoff build --two-sided --points 3 --checkers 2 -q --out",
+            &[],
+        ))
+        .arg(&free)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(free.is_file() && !held.exists());
+}
