@@ -5,6 +5,7 @@
 
 use rollsim_bearoff::Space;
 use rollsim_bearoff::columns::*;
+use rollsim_bearoff::numeric::{Cell, Fixed};
 use std::time::Instant;
 fn run<const K: usize, R: Recurrence<K>, C: Cell>(moves: &Moves) -> f64 {
     let t = Instant::now();

@@ -13,18 +13,19 @@ use rollsim_bearoff::build::{
     ColumnSweeper, CpuColumns, Options, build_one_sided_gnubg,
     build_two_sided as build_two_sided_columns, one_sided_side_by_side,
 };
-use rollsim_bearoff::columns::CellKind;
 use rollsim_bearoff::columns::gpu::GpuColumns;
+use rollsim_bearoff::cube::Equities;
 use rollsim_bearoff::format::{
     self, GNUBG_ENTRIES, GnubgOneSided, Table, read_gnubg_one_sided, read_gnubg_two_sided,
     read_rollsim, spills_index, write_gnubg_one_sided, write_rollsim,
 };
+use rollsim_bearoff::numeric::{CellKind, Fixed31};
 use rollsim_bearoff::one_sided::gpu::GpuPlays;
 use rollsim_bearoff::one_sided::{
-    Fixed31, PIPS_PER_ROLL, has_first_off, mean_sd, race_win_probability, sweep_bytes,
+    PIPS_PER_ROLL, has_first_off, mean_sd, race_win_probability, sweep_bytes,
 };
 use rollsim_bearoff::plan::{HEADROOM_BYTES, Plan, Precision};
-use rollsim_bearoff::table::{Equities, Reached, Table as TwoSidedTable, is_table, partial_path};
+use rollsim_bearoff::table::{Reached, Table as TwoSidedTable, is_table, partial_path};
 use rollsim_bearoff::{OneSided, Space};
 use rollsim_core::files::{parent_dir, write_atomically};
 use rollsim_core::memory::{human, memory_limit};

@@ -8,9 +8,10 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use super::columns::{Cell, CellKind, Cubeful, Cubeless, Fixed, Moves, Recurrence, sweep};
+use super::columns::{Cubeful, Cubeless, Moves, Recurrence, sweep};
 use super::format::{GNUBG_ENTRIES, GnubgOneSidedWriter, gnubg_entries};
-use super::one_sided::{Level, Pass as OneSidedPass, Plays, Prob, sweep as one_sided_sweep};
+use super::numeric::{Cell, CellKind, Fixed, Prob};
+use super::one_sided::{Level, Pass as OneSidedPass, Plays, sweep as one_sided_sweep};
 use super::plan::Plan;
 use super::position::Space;
 use super::table::{Partial, Reached, Section};
@@ -430,7 +431,7 @@ mod one_sided_tests {
     use super::*;
     use crate::OneSided;
     use crate::format::{read_gnubg_one_sided, write_gnubg_one_sided};
-    use crate::one_sided::Fixed31;
+    use crate::numeric::Fixed31;
 
     fn streamed<P: Prob>(space: Space, first_off: bool, compressed: bool) -> Vec<u8> {
         let dir = tempfile::tempdir().unwrap();

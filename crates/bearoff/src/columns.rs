@@ -24,319 +24,20 @@
 //! 1.1e-7 on 10x6, 7.6e-8 on the whole 15x15 table). With [`Fixed`] cells every step is exact
 //! integer arithmetic, which the GPU kernel (`columns::gpu`) repeats bit for bit.
 
-use std::ops::Neg;
-
 use rayon::prelude::*;
 
+use super::cube::cube_decision;
+use super::levels::{Levels, ring_capacity, ring_slots};
 use super::moves::{Roll, Unranked};
-use super::one_sided::Levels;
+use super::numeric::Cell;
 use super::position::Space;
-use super::two_sided::cube_decision;
+// For `engines` and `equivalence`, until they import from `numeric`.
+#[cfg(test)]
+pub(crate) use super::numeric::Fixed;
+pub(crate) use super::numeric::{CellKind, Real};
 
 /// Most pips one roll removes (6-6): a column is read only by rows within this many levels.
 pub const MAX_ROLL_PIPS: usize = 24;
-
-/// The working type of a cell: f32, [`Fixed`], or f64 for the exact reference.
-pub trait Real: Copy + Send + Sync + PartialOrd + Neg<Output = Self> + 'static {
-    const NEG_INFINITY: Self;
-    const ONE: Self;
-    fn max(self, other: Self) -> Self;
-    /// IEEE maxNum: the same as `max` here, where there are no NaNs.
-    fn maxnum(self, other: Self) -> Self;
-    fn min(self, other: Self) -> Self;
-    fn twice(self) -> Self;
-    /// The value is `raw() * UNIT`; raw() is exact. The sweep sums raw values and scales once.
-    const UNIT: f64;
-    fn raw(self) -> f64;
-    #[inline(always)]
-    fn to_f64(self) -> f64 {
-        self.raw() * Self::UNIT
-    }
-    fn from_f64(v: f64) -> Self;
-}
-
-macro_rules! real {
-    ($t:ty) => {
-        impl Real for $t {
-            const NEG_INFINITY: Self = <$t>::NEG_INFINITY;
-            const ONE: Self = 1.0;
-            #[inline(always)]
-            fn max(self, other: Self) -> Self {
-                // Not `<$t>::max`: its NaN handling keeps LLVM from a plain vector max.
-                if other > self { other } else { self }
-            }
-            #[inline(always)]
-            fn maxnum(self, other: Self) -> Self {
-                <$t>::max(self, other)
-            }
-            #[inline(always)]
-            fn min(self, other: Self) -> Self {
-                if other < self { other } else { self }
-            }
-            #[inline(always)]
-            fn twice(self) -> Self {
-                self + self
-            }
-            const UNIT: f64 = 1.0;
-            #[inline(always)]
-            fn raw(self) -> f64 {
-                self as f64
-            }
-            #[inline(always)]
-            fn from_f64(v: f64) -> Self {
-                v as $t
-            }
-        }
-    };
-}
-real!(f32);
-real!(f64);
-
-/// A value in fixed point, `raw / 2^29`: every value of a bearoff table lies in [-1, 1], and
-/// twice that still fits. The sweep's operations on it are exact integer ones, and its sum over
-/// the rolls is exact in f64, so a value is the exact recurrence rounded once to 2^-29 (1.9e-9):
-/// the same bits on every backend, GPU kernels included, which have no f64.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, bytemuck::Pod, bytemuck::Zeroable)]
-#[repr(transparent)]
-pub struct Fixed(pub i32);
-
-impl Fixed {
-    pub const FRACTION_BITS: u32 = 29;
-    const SCALE: f64 = (1u64 << Self::FRACTION_BITS) as f64;
-}
-
-impl Neg for Fixed {
-    type Output = Fixed;
-    #[inline(always)]
-    fn neg(self) -> Fixed {
-        Fixed(-self.0)
-    }
-}
-
-impl Real for Fixed {
-    // Not i32::MIN, whose negation overflows.
-    const NEG_INFINITY: Self = Fixed(-i32::MAX);
-    const ONE: Self = Fixed(1 << Self::FRACTION_BITS);
-    #[inline(always)]
-    fn max(self, other: Self) -> Self {
-        Fixed(self.0.max(other.0))
-    }
-    #[inline(always)]
-    fn maxnum(self, other: Self) -> Self {
-        Fixed(self.0.max(other.0))
-    }
-    #[inline(always)]
-    fn min(self, other: Self) -> Self {
-        Fixed(self.0.min(other.0))
-    }
-    #[inline(always)]
-    fn twice(self) -> Self {
-        Fixed(self.0 << 1)
-    }
-    /// Exact: a power-of-two scale.
-    const UNIT: f64 = 1.0 / Self::SCALE;
-    #[inline(always)]
-    fn raw(self) -> f64 {
-        f64::from(self.0)
-    }
-    /// Rounded half up to the nearest 2^-29, `floor(v 2^29 + 1/2)`: exact in f64 for the
-    /// sweep's `OFFSET + sum / 36`, whose exact value is either a multiple of 2^-29 / 36 at
-    /// least 1/36 of a step from a rounding boundary or exactly on one (and then representable).
-    #[inline(always)]
-    fn from_f64(v: f64) -> Self {
-        Fixed((v * Self::SCALE + 0.5).floor() as i32)
-    }
-}
-
-/// A value in gnubg's 16-bit steps, `raw / 65535`, `raw` a whole number: the working type of
-/// u16 cells. Loading a cell, negating, doubling and comparing are exact (whole numbers below
-/// 2^24 in f32; i32 on the GPU), and the sum over the rolls in f64 is within 1e-14 of exact, far
-/// inside the 1/72 of a step to which [`Cell::store`] for u16 snaps it, so a cell is the exact
-/// recurrence over its successors' cells rounded once: the same bits on every backend.
-/// f32, not i32: the u16 sweep keeps the vector code of f32 cells.
-#[derive(Clone, Copy, Debug, PartialEq, PartialOrd, bytemuck::Pod, bytemuck::Zeroable)]
-#[repr(transparent)]
-pub struct Q16(pub f32);
-
-impl Q16 {
-    pub const STEPS: i32 = 65535;
-
-    /// The whole number of steps.
-    pub fn steps(self) -> i32 {
-        self.0 as i32
-    }
-}
-
-impl Neg for Q16 {
-    type Output = Q16;
-    #[inline(always)]
-    fn neg(self) -> Q16 {
-        Q16(-self.0)
-    }
-}
-
-impl Real for Q16 {
-    const NEG_INFINITY: Self = Q16(f32::NEG_INFINITY);
-    const ONE: Self = Q16(Self::STEPS as f32);
-    #[inline(always)]
-    fn max(self, other: Self) -> Self {
-        Q16(Real::max(self.0, other.0))
-    }
-    #[inline(always)]
-    fn maxnum(self, other: Self) -> Self {
-        Q16(f32::max(self.0, other.0))
-    }
-    #[inline(always)]
-    fn min(self, other: Self) -> Self {
-        Q16(Real::min(self.0, other.0))
-    }
-    #[inline(always)]
-    fn twice(self) -> Self {
-        Q16(self.0 + self.0)
-    }
-    const UNIT: f64 = 1.0 / Self::STEPS as f64;
-    #[inline(always)]
-    fn raw(self) -> f64 {
-        f64::from(self.0)
-    }
-    #[inline(always)]
-    fn from_f64(v: f64) -> Self {
-        Q16((v * f64::from(Self::STEPS) + 0.5).floor() as f32)
-    }
-}
-
-/// How values are stored, in memory and in rollsim's file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CellKind {
-    /// 16-bit fixed point over the value's range (gnubg's own precision).
-    U16,
-    F32,
-    /// [`Fixed`]: 32-bit fixed point, 2^-29; the GPU's cell.
-    Fixed32,
-    F64,
-}
-
-impl CellKind {
-    pub const fn bytes(self) -> usize {
-        match self {
-            CellKind::U16 => 2,
-            CellKind::F32 | CellKind::Fixed32 => 4,
-            CellKind::F64 => 8,
-        }
-    }
-
-    /// The code in rollsim's file header.
-    pub const fn code(self) -> u32 {
-        match self {
-            CellKind::F32 => 1,
-            CellKind::F64 => 2,
-            CellKind::U16 => 3,
-            CellKind::Fixed32 => 4,
-        }
-    }
-
-    pub fn from_code(code: u32) -> Option<CellKind> {
-        [
-            CellKind::F32,
-            CellKind::F64,
-            CellKind::U16,
-            CellKind::Fixed32,
-        ]
-        .into_iter()
-        .find(|k| k.code() == code)
-    }
-
-    pub const fn name(self) -> &'static str {
-        match self {
-            CellKind::U16 => "u16",
-            CellKind::F32 => "f32",
-            CellKind::Fixed32 => "fixed32",
-            CellKind::F64 => "f64",
-        }
-    }
-
-    /// Half the step between neighbouring values near the top of `range`: the most one
-    /// rounding to this cell moves a value.
-    pub fn half_step(self, range: (f64, f64)) -> f64 {
-        let top = range.1.abs().max(range.0.abs());
-        match self {
-            CellKind::U16 => (range.1 - range.0) / 65535.0 / 2.0,
-            CellKind::F32 => top * f64::from(f32::EPSILON) / 2.0,
-            CellKind::Fixed32 => 0.5 / Fixed::SCALE,
-            CellKind::F64 => top * f64::EPSILON / 2.0,
-        }
-    }
-}
-
-/// A stored value.
-pub trait Cell: bytemuck::Pod + Send + Sync {
-    type Work: Real;
-    const KIND: CellKind;
-    fn load(self, range: (f64, f64)) -> Self::Work;
-    fn store(v: f64, range: (f64, f64)) -> Self;
-}
-
-impl Cell for f64 {
-    type Work = f64;
-    const KIND: CellKind = CellKind::F64;
-    #[inline(always)]
-    fn load(self, _: (f64, f64)) -> f64 {
-        self
-    }
-    #[inline(always)]
-    fn store(v: f64, _: (f64, f64)) -> f64 {
-        v
-    }
-}
-
-impl Cell for f32 {
-    type Work = f32;
-    const KIND: CellKind = CellKind::F32;
-    #[inline(always)]
-    fn load(self, _: (f64, f64)) -> f32 {
-        self
-    }
-    #[inline(always)]
-    fn store(v: f64, _: (f64, f64)) -> f32 {
-        v as f32
-    }
-}
-
-impl Cell for Fixed {
-    type Work = Fixed;
-    const KIND: CellKind = CellKind::Fixed32;
-    #[inline(always)]
-    fn load(self, _: (f64, f64)) -> Fixed {
-        self
-    }
-    #[inline(always)]
-    fn store(v: f64, _: (f64, f64)) -> Fixed {
-        Fixed::from_f64(v)
-    }
-}
-
-impl Cell for u16 {
-    type Work = Q16;
-    const KIND: CellKind = CellKind::U16;
-    #[inline(always)]
-    fn load(self, (lo, hi): (f64, f64)) -> Q16 {
-        // Ranges have integer ends ([0, 1] or [-1, 1]), so a cell is a whole number of steps.
-        Q16(f32::from(self) * (hi - lo) as f32 + (lo * f64::from(Q16::STEPS)) as f32)
-    }
-    #[inline(always)]
-    fn store(v: f64, (lo, hi): (f64, f64)) -> u16 {
-        // gnubg's rounding, `floor(x 65535 + 1/2)` for x = (v - lo) / (hi - lo), made exact: the
-        // sweep's v is OFFSET + (a whole number of steps) / 36, so x 65535 is a multiple of
-        // 1 / (36 span), and a quarter of that added to the half puts an exact tie above its
-        // boundary and leaves everything else on its side, whatever the sum's rounding error.
-        // (Snapping with a division instead made the 8x6 cubeful build 7% slower: medians of
-        // 5, 4.11 against 3.83 s.)
-        let span = hi - lo;
-        // `as` saturates to 0 ..= 65535.
-        ((v - lo) * (f64::from(Q16::STEPS) / span) + (0.5 + 0.25 / (36.0 * span))).floor() as u16
-    }
-}
 
 /// The K values a two-sided sweep computes per pair.
 pub trait Recurrence<const K: usize>: Sync {
@@ -427,34 +128,7 @@ impl Window {
     /// plus the widest level, since within 25 levels the ring wraps at most once, wasting less
     /// than one level.
     fn capacity(sizes: &[u64], n: u64) -> u64 {
-        Window::ring_capacity(sizes, MAX_ROLL_PIPS + 1).min(n)
-    }
-
-    /// The capacity of a ring that keeps `depth` consecutive levels of these sizes, each
-    /// contiguous: the most they hold, plus the widest level (see [`Window::ring_slots`]).
-    pub fn ring_capacity(sizes: &[u64], depth: usize) -> u64 {
-        let live = (0..sizes.len())
-            .map(|l| sizes[(l + 1).saturating_sub(depth)..=l].iter().sum::<u64>())
-            .max()
-            .unwrap_or(0);
-        live + sizes.iter().copied().max().unwrap_or(0)
-    }
-
-    /// The first slot of each level in a ring of `capacity`: levels one after the other, a
-    /// level that would wrap starting over at 0.
-    pub fn ring_slots(sizes: &[u64], capacity: u64) -> Vec<usize> {
-        let mut next = 0;
-        sizes
-            .iter()
-            .map(|&size| {
-                if next + size > capacity {
-                    next = 0;
-                }
-                let at = next;
-                next += size;
-                at as usize
-            })
-            .collect()
+        ring_capacity(sizes, MAX_ROLL_PIPS + 1).min(n)
     }
 
     /// The capacity for a space, counted without enumerating its positions (so that a plan
@@ -466,7 +140,7 @@ impl Window {
     pub fn new(levels: &[Vec<u32>], n: usize) -> Window {
         let sizes: Vec<u64> = levels.iter().map(|l| l.len() as u64).collect();
         let capacity = Window::capacity(&sizes, n as u64);
-        let level_slot = Window::ring_slots(&sizes, capacity);
+        let level_slot = ring_slots(&sizes, capacity);
         let mut slot = vec![0u32; n];
         for (level, &first) in levels.iter().zip(&level_slot) {
             for (k, &x) in level.iter().enumerate() {
@@ -1068,6 +742,7 @@ pub mod gpu;
 mod tests {
     use super::*;
     use crate::moves::slow_plays;
+    use crate::numeric::Q16;
     use crate::two_sided::TwoSided;
 
     #[test]
@@ -1250,36 +925,6 @@ mod tests {
     }
 
     #[test]
-    fn fixed_point_rounds_half_up_exactly() {
-        let step = 1.0 / Fixed::SCALE;
-        assert_eq!(Fixed::from_f64(1.0), Fixed::ONE);
-        assert_eq!(Fixed::from_f64(-1.0), -Fixed::ONE);
-        assert_eq!(Fixed::from_f64(0.5 * step), Fixed(1));
-        assert_eq!(Fixed::from_f64(-0.5 * step), Fixed(0));
-        assert_eq!(Fixed::from_f64(0.49 * step), Fixed(0));
-        // The sweep's form: OFFSET + m 2^-29 / 36 rounds as floor((m + 18) / 36) + OFFSET.
-        for m in [
-            -36 * 5 - 18,
-            -19,
-            -18,
-            -17,
-            0,
-            17,
-            18,
-            19,
-            36 * 1000 + 18,
-            35 << 29,
-        ] {
-            for offset in [0.0, 1.0] {
-                let v = offset + (f64::from(m) * step) / 36.0;
-                let want = (i64::from(m) + 18).div_euclid(36) + ((offset as i64) << 29);
-                assert_eq!(i64::from(Fixed::from_f64(v).0), want, "{m} {offset}");
-            }
-        }
-        assert_eq!(cube_decision(Fixed::ONE, Fixed::ONE), Fixed::ONE);
-    }
-
-    #[test]
     fn u16_cells_round_as_gnubg_does() {
         assert_eq!(u16::store(1.0, Cubeful::RANGE), 0xFFFF);
         assert_eq!(u16::store(-1.0, Cubeful::RANGE), 0);
@@ -1287,7 +932,7 @@ mod tests {
         assert_eq!(u16::store(0.0, Cubeful::RANGE), 32768);
         assert_eq!(
             u16::store(0.25, Cubeless::RANGE),
-            crate::format::quantize(0.25)
+            crate::numeric::quantize(0.25)
         );
         assert_eq!(0xFFFFu16.load(Cubeful::RANGE), Q16::ONE);
         assert_eq!(0u16.load(Cubeful::RANGE), -Q16::ONE);

@@ -78,6 +78,7 @@ pub use rollsim::*;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
+use super::numeric::quantize;
 use super::one_sided::OneSided;
 use super::position::Space;
 use super::two_sided::TwoSided;
@@ -189,16 +190,6 @@ pub struct GnubgTwoSided {
     pub checkers: u32,
     pub cubeful: bool,
     pub equity: Vec<u16>,
-}
-
-/// A probability as gnubg's `uint16` fixed point (0xFFFF = 1): `p·65535` rounded half up,
-/// clamped to 0..=0xFFFF (NaN gives 0). makebearoff sums the 36 rolls' weighted successor
-/// values and divides with `(sum + 18) / 36`, rounding half up; this is that rule applied to
-/// the exact probability. (makebearoff then also subtracts the distribution's rounding
-/// residual from its mode; rollsim rounds each exact entry on its own, which is closer.)
-pub fn quantize(p: f64) -> u16 {
-    // `as` saturates, and maps NaN to 0.
-    (p * 65535.0 + 0.5).floor() as u16
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -477,17 +468,6 @@ mod tests {
         let rollsim = rollsim_bytes(&Table::Two(two_sided()));
         assert_eq!(read_whole_bytes(&rollsim[..HEAD_BYTES], 1000), 2000);
         assert_eq!(read_whole_bytes(b"short", 10), 20);
-    }
-
-    #[test]
-    fn quantize_rounds_half_up_and_clamps() {
-        assert_eq!(quantize(0.0), 0);
-        assert_eq!(quantize(1.0), 0xFFFF);
-        assert_eq!(quantize(0.5), 32768); // 32767.5 rounds up, like (sum + 18) / 36
-        assert_eq!(quantize(1.0 / 9.0), 7282);
-        assert_eq!(quantize(-0.25), 0);
-        assert_eq!(quantize(1.5), 0xFFFF);
-        assert_eq!(quantize(f64::NAN), 0);
     }
 
     #[test]

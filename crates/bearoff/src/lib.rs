@@ -2,10 +2,13 @@
 
 pub mod build;
 pub mod columns;
+pub mod cube;
 #[cfg(test)]
 mod equivalence;
 pub mod format;
+pub mod levels;
 pub mod moves;
+pub mod numeric;
 pub mod one_sided;
 pub mod plan;
 pub mod position;

@@ -16,8 +16,9 @@ use rollsim_core::progress::Progress;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use super::columns::Window;
+use super::levels::{self, Levels, ring_slots};
 use super::moves::{Roll, Unranked};
+use super::numeric::Prob;
 use super::position::{Counts, Space};
 use rollsim_core::memory::{huge_filled, prefetch_at};
 
@@ -35,127 +36,6 @@ pub struct Policy {
     pub value: Vec<f64>,
     /// `succ[21 * i + r]`: the position reached by the best play of roll `Roll::ALL_21[r]`.
     pub succ: Vec<u32>,
-}
-
-/// Positions grouped by pip count, lowest first: the whole table's levels, for the sweeps that
-/// keep every position (the GPU's, two-sided tables).
-pub struct Levels {
-    pub by_pips: Vec<Vec<u32>>,
-    /// Every index in level order, and where each level starts in it (one more entry than
-    /// levels).
-    pub order: Vec<u32>,
-    pub starts: Vec<usize>,
-}
-
-impl Levels {
-    pub fn new(space: &Space) -> Levels {
-        let mut level = Vec::new();
-        let by_pips: Vec<Vec<u32>> = (0..space.level_sizes().len() as u32)
-            .map(|l| {
-                space.level(l, &mut level);
-                level.iter().map(|&(i, _)| i).collect()
-            })
-            .collect();
-        let order: Vec<u32> = by_pips.iter().flatten().copied().collect();
-        let mut starts = vec![0];
-        for l in &by_pips {
-            starts.push(starts.last().unwrap() + l.len());
-        }
-        Levels {
-            by_pips,
-            order,
-            starts,
-        }
-    }
-}
-
-/// A probability as the sweep keeps it for the levels above: exact `f64`, or [`Fixed31`].
-pub trait Prob: Copy + Default + Send + Sync + 'static {
-    /// A sum of probabilities weighted in 36ths, as the sweep adds a distribution's successors.
-    type Sum: Copy + Default;
-    fn load(self) -> f64;
-    fn store(p: f64) -> Self;
-    fn is_zero(self) -> bool;
-    fn add_weighted(sum: &mut Self::Sum, w: u32, p: Self);
-    /// The stored probability of `sum / 36`.
-    fn of_36ths(sum: Self::Sum) -> Self;
-    /// gnubg's 16 bits, [`quantize`]`(self.load())`.
-    ///
-    /// [`quantize`]: crate::format::quantize
-    #[inline(always)]
-    fn quantized(self) -> u16 {
-        crate::format::quantize(self.load())
-    }
-}
-
-impl Prob for f64 {
-    #[inline(always)]
-    fn load(self) -> f64 {
-        self
-    }
-    #[inline(always)]
-    fn store(p: f64) -> f64 {
-        p
-    }
-    #[inline(always)]
-    fn is_zero(self) -> bool {
-        self == 0.0
-    }
-    type Sum = f64;
-    #[inline(always)]
-    fn add_weighted(sum: &mut f64, w: u32, p: f64) {
-        *sum += f64::from(w) * p;
-    }
-    #[inline(always)]
-    fn of_36ths(sum: f64) -> f64 {
-        sum / 36.0
-    }
-}
-
-/// A probability in units of 2^-31, rounded to nearest: half the bytes of `f64`, and entries
-/// under 2^-32 drop out of the support (15x10: 14.4 stored entries a position instead of 21.2).
-/// A distribution is a weighted mean of its successors' plus one rounding, so its error is at
-/// most half a unit per roll of depth, 31 x 2^-32 = 7.2e-9 over gnubg's 32 entries: 1/2100
-/// of gnubg's 16-bit step. What it is for is a table written in gnubg's 16 bits.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Fixed31(pub u32);
-
-impl Fixed31 {
-    const SCALE: f64 = (1u64 << 31) as f64;
-}
-
-impl Prob for Fixed31 {
-    #[inline(always)]
-    fn load(self) -> f64 {
-        f64::from(self.0) * (1.0 / Fixed31::SCALE)
-    }
-    #[inline(always)]
-    fn store(p: f64) -> Fixed31 {
-        Fixed31((p * Fixed31::SCALE).round() as u32)
-    }
-    #[inline(always)]
-    fn is_zero(self) -> bool {
-        self.0 == 0
-    }
-    /// Summed in whole units, exactly (36 x 2^32 < 2^64), and rounded half up once: the same
-    /// bits as the f64 sum, which is exact, divided by 36 and rounded (a quotient lies at least
-    /// 1/36 of a unit from a half, far beyond f64's error), without a conversion per entry
-    /// (15x6 on one thread: 872 -> 845 M instructions, callgrind).
-    type Sum = u64;
-    #[inline(always)]
-    fn add_weighted(sum: &mut u64, w: u32, p: Fixed31) {
-        *sum += u64::from(w) * u64::from(p.0);
-    }
-    #[inline(always)]
-    fn of_36ths(sum: u64) -> Fixed31 {
-        Fixed31(((sum + 18) / 36) as u32)
-    }
-    /// In integers: `x / 2^31 × 65535 + 1/2` is exact in f64 (under 2^47 units of 2^-31), so
-    /// its floor is the same shift.
-    #[inline(always)]
-    fn quantized(self) -> u16 {
-        ((u64::from(self.0) * 65535 + (1 << 30)) >> 31).min(0xFFFF) as u16
-    }
 }
 
 /// What a sweep solves (see [`sweep`]).
@@ -284,9 +164,9 @@ impl<P: Prob> Level<'_, P> {
     }
 }
 
-/// Slots of a ring that keeps `depth` levels of these sizes (see [`Window::ring_capacity`]).
+/// Slots of a ring that keeps `depth` levels of these sizes (see [`levels::ring_capacity`]).
 fn ring_capacity(sizes: &[u64], n: usize, depth: usize) -> u64 {
-    Window::ring_capacity(sizes, depth).min(n as u64)
+    levels::ring_capacity(sizes, depth).min(n as u64)
 }
 
 /// Whether chains fit [`Packed`] in a ring of `capacity` slots.
@@ -370,7 +250,7 @@ fn sweep_with<P: Prob, E: Send, C: ChainSlots>(
     let n = space.len();
     let ring_of = |depth| {
         let capacity = ring_capacity(sizes, n, depth);
-        (capacity as usize, Window::ring_slots(sizes, capacity))
+        (capacity as usize, ring_slots(sizes, capacity))
     };
     let (capacity, first_slot) = ring_of(DEPTH);
     let best = |p: &Pass| matches!(p.plays, Plays::Best);
@@ -568,7 +448,7 @@ struct Slot<P, C> {
 }
 
 /// The sweep's state for the levels below the current one, by ring slot (see
-/// [`Window::ring_slots`]).
+/// [`ring_slots`]).
 struct Ring<P, C> {
     /// Every position's ring slot (valid while its level is among the last 24).
     slot: Vec<u32>,
@@ -1217,40 +1097,6 @@ pub mod gpu;
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fixed31_quantizes_as_its_f64_value_does() {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let edges = [
-            0,
-            1,
-            1 << 14,
-            32767,
-            32768,
-            1 << 30,
-            (1 << 31) - 1,
-            1 << 31,
-            u32::MAX,
-        ];
-        // Around half a 16-bit step above a few steps, where the rounding turns.
-        let halves = (0..65535u64)
-            .step_by(4099)
-            .flat_map(|k| {
-                let h = ((2 * k + 1) << 30) / 65535;
-                [h - 1, h, h + 1]
-            })
-            .map(|h| h as u32);
-        let random = (0..100_000).map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 33) as u32
-        });
-        for v in edges.into_iter().chain(halves).chain(random) {
-            let p = Fixed31(v);
-            assert_eq!(p.quantized(), crate::format::quantize(p.load()), "{v}");
-        }
-    }
 
     fn table(points: u32, checkers: u32) -> OneSided {
         OneSided::build(Space::new(points, checkers).unwrap(), true)

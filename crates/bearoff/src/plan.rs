@@ -3,7 +3,8 @@
 
 use std::path::Path;
 
-use super::columns::{CellKind, Moves, Window, sweep_bytes};
+use super::columns::{Moves, Window, sweep_bytes};
+use super::numeric::CellKind;
 use super::position::Space;
 use super::table::{Layout, Section};
 #[cfg(feature = "gpu")]

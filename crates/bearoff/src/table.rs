@@ -41,12 +41,11 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use super::columns::{Cell, CellKind, Cubeful, Cubeless, Fixed, Real, Recurrence};
-use super::format::{
-    FormatError, exact_size, plural, quantize, u32_at, write_gnubg_two_sided_rows,
-};
+use super::columns::{Cubeful, Cubeless, Recurrence};
+use super::cube::Equities;
+use super::format::{FormatError, exact_size, plural, u32_at, write_gnubg_two_sided_rows};
+use super::numeric::{Cell, CellKind, Fixed, Real, quantize};
 use super::position::Space;
-use super::two_sided::cube_decision;
 use rollsim_core::container::Container;
 
 /// rollsim's two-sided table, version 2: read in place, a checksum per column.
@@ -212,53 +211,6 @@ impl Layout {
             ));
         }
         Ok((layout, u32_at(h, 136)))
-    }
-}
-
-/// The money equities of the side on roll before its cube decision.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
-pub struct Equities {
-    /// It owns the cube.
-    pub owned: f64,
-    /// The cube is centred.
-    pub centred: f64,
-    /// Its opponent owns the cube.
-    pub opponent_owns: f64,
-}
-
-/// The side on roll's cube decision, and the equity it leads to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum CubeAction {
-    NoDouble,
-    DoubleTake,
-    DoublePass,
-}
-
-impl CubeAction {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CubeAction::NoDouble => "no double",
-            CubeAction::DoubleTake => "double, take",
-            CubeAction::DoublePass => "double, pass",
-        }
-    }
-}
-
-impl Equities {
-    /// The decision of the side on roll when it may double (the cube centred, or its own when
-    /// `owned`), as gnubg's makebearoff takes it, and the resulting equity.
-    pub fn decision(&self, owned: bool) -> (CubeAction, f64) {
-        let no_double = if owned { self.owned } else { self.centred };
-        let equity = cube_decision(no_double, self.opponent_owns);
-        let action = if equity == no_double {
-            CubeAction::NoDouble
-        } else if equity == 1.0 {
-            CubeAction::DoublePass
-        } else {
-            CubeAction::DoubleTake
-        };
-        (action, equity)
     }
 }
 

@@ -1,5 +1,4 @@
-//! A two-sided bearoff table in memory (as rollsim's format 1 stores it), and gnubg's cube
-//! decision.
+//! A two-sided bearoff table in memory (as rollsim's format 1 stores it).
 //!
 //! `W(us, them) = Σ_r p(r) max_play (1 - W(them, us'))`, with `W(0, ·) = 1` (the side on roll
 //! is off) and `W(us, 0) = 0` otherwise. Tables are built by the sweep by columns
@@ -12,11 +11,13 @@ use rayon::prelude::*;
 #[cfg(test)]
 use rollsim_core::progress::Progress;
 
-use super::columns::Real;
+#[cfg(test)]
+// Also for `equivalence`, until it imports from `cube`.
+pub(crate) use super::cube::cube_decision;
+#[cfg(test)]
+use super::levels::Levels;
 #[cfg(test)]
 use super::moves::{Roll, Unranked};
-#[cfg(test)]
-use super::one_sided::Levels;
 use super::position::Space;
 #[cfg(test)]
 use rollsim_core::memory::huge_filled;
@@ -37,22 +38,6 @@ pub struct TwoSided {
 /// on roll. Stored opponent-major (`them * n + us`): a pair's lookups all fall in its
 /// opponent's row, which stays in cache (924 x 144 bytes a value for 6 checkers on 6 points).
 type Chains<const K: usize> = [[[f64; 6]; 3]; K];
-
-/// The money-play cube decision of the side on roll, as gnubg's makebearoff takes it: with
-/// `no_double` its equity if it does not double and `owned_by_taker` its equity per unit of a
-/// doubled cube that the opponent took (and so owns), it doubles when doubling is at least as
-/// good, and the opponent then passes (1) or takes (2 x `owned_by_taker`), whichever is worse
-/// for the doubler.
-#[inline(always)]
-pub fn cube_decision<W: Real>(no_double: W, owned_by_taker: W) -> W {
-    let take = owned_by_taker.twice();
-    // `&`, not `&&`: no branch, so that the rows vectorise.
-    if (take >= no_double) & (no_double <= W::ONE) {
-        take.min(W::ONE)
-    } else {
-        no_double
-    }
-}
 
 #[cfg(test)]
 /// What a two-sided sweep computes per pair: K values of the side on roll, their terminal
@@ -311,16 +296,6 @@ mod tests {
                 assert!(got[0] >= cubeless - 1e-12 && cubeless >= got[2] - 1e-12);
             }
         }
-    }
-
-    #[test]
-    fn cube_decisions() {
-        // Double, pass: the taker would do worse than losing one unit.
-        assert_eq!(cube_decision(0.8, 0.6), 1.0);
-        // Double, take: twice the taker-owned equity.
-        assert_eq!(cube_decision(0.3, 0.2), 0.4);
-        // No double: doubling would give less.
-        assert_eq!(cube_decision(0.3, 0.1), 0.3);
     }
 
     #[test]

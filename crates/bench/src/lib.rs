@@ -196,7 +196,7 @@ pub fn bearoff_build(
         Ok(match (two_sided, gpu) {
             (true, None) => solve_in_memory::<1, Cubeless, f32>(space).len(),
             (true, Some(g)) => {
-                gpu::solve_in_memory::<1, Cubeless, rollsim_bearoff::columns::Fixed>(g, space)?
+                gpu::solve_in_memory::<1, Cubeless, rollsim_bearoff::numeric::Fixed>(g, space)?
                     .len()
             }
             (false, None) => OneSided::build(space, true).mean.len(),

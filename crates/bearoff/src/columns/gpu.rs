@@ -13,9 +13,8 @@
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
-use crate::columns::{
-    Cell, CellKind, Cubeful, Cubeless, Fixed, MAX_ROLL_PIPS, Moves, Real, Recurrence,
-};
+use crate::columns::{Cubeful, Cubeless, MAX_ROLL_PIPS, Moves, Recurrence};
+use crate::numeric::{Cell, CellKind, Fixed, Q16, Real};
 use crate::table::Section;
 use rollsim_gpu::{Gpu, GpuError, ParamSlots, grid, layout_entry, whole};
 
@@ -44,7 +43,7 @@ impl DeviceCell for Fixed {
 impl DeviceCell for u16 {
     fn wgsl<const K: usize, R: Recurrence<K>>() -> String {
         let (lo, hi) = R::RANGE;
-        let steps = f64::from(crate::columns::Q16::STEPS);
+        let steps = f64::from(Q16::STEPS);
         let span = hi - lo;
         let value = |v: f64| u16::store(v, R::RANGE).load(R::RANGE).steps().to_string();
         rollsim_shaders::bearoff::COLUMNS_U16

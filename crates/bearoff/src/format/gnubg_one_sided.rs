@@ -221,7 +221,7 @@ impl<'a, W: Write + Seek> GnubgOneSidedWriter<'a, W> {
 
 /// gnubg's 32 entries of a distribution given from `first` rolls: quantized, truncated or
 /// zero-padded.
-pub fn gnubg_entries<P: crate::one_sided::Prob>(
+pub fn gnubg_entries<P: crate::numeric::Prob>(
     first: usize,
     probs: impl IntoIterator<Item = P>,
 ) -> [u16; 32] {

@@ -9,7 +9,8 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::Space;
-use crate::one_sided::{Levels, Policy};
+use crate::levels::Levels;
+use crate::one_sided::Policy;
 use crate::position::binomial;
 use rollsim_gpu::{Gpu, GpuError, Kernel, ParamSlots, grid, layout_entry, whole};
 
