@@ -10,27 +10,25 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::Space;
-use crate::build::{ColumnSweeper, CpuColumns, Options, build_two_sided};
+use crate::build::{Options, build_two_sided};
 use crate::columns::{CellKind, Cubeful, Cubeless, Fixed, Real, solve_in_memory};
+#[cfg(feature = "gpu")]
+use crate::engines::Gpu;
+use crate::engines::{Cpu, Engines};
 use crate::moves::{Roll, slow_plays};
-use crate::one_sided::{CpuPlays, OneSided, PlaySolver};
+use crate::one_sided::{OneSided, PlaySolver};
 use crate::plan::{Plan, Precision};
 use crate::table::Table;
 use crate::two_sided::cube_decision;
 
-/// Where the sweeps of a test run.
-trait Device: Sized {
+/// The production engines of a test's device, and what the tests expect of its cells.
+trait Device: Engines + Sized {
     /// The cells its two-sided sweep stores, and how far they may be from exact values.
     const CELL: CellKind;
     const TOLERANCE: f64;
     /// The device, or `None` (the test then says it skipped).
     fn open(test: &str) -> Option<Self>;
-    /// The one-sided plays, or `None` where the device has no f64 (said on stderr).
-    fn plays(&self, test: &str) -> Option<Box<dyn PlaySolver + '_>>;
-    fn columns(&self) -> Box<dyn ColumnSweeper + '_>;
 }
-
-struct Cpu;
 
 impl Device for Cpu {
     const CELL: CellKind = CellKind::F64;
@@ -38,16 +36,7 @@ impl Device for Cpu {
     fn open(_: &str) -> Option<Cpu> {
         Some(Cpu)
     }
-    fn plays(&self, _: &str) -> Option<Box<dyn PlaySolver + '_>> {
-        Some(Box::new(CpuPlays))
-    }
-    fn columns(&self) -> Box<dyn ColumnSweeper + '_> {
-        Box::new(CpuColumns)
-    }
 }
-
-#[cfg(feature = "gpu")]
-struct Gpu(&'static rollsim_gpu::Gpu);
 
 #[cfg(feature = "gpu")]
 impl Device for Gpu {
@@ -58,16 +47,13 @@ impl Device for Gpu {
     fn open(test: &str) -> Option<Gpu> {
         rollsim_gpu::test_gpu(test).map(Gpu)
     }
-    fn plays(&self, test: &str) -> Option<Box<dyn PlaySolver + '_>> {
-        if !self.0.f64 {
-            eprintln!("{test}: skipped, {} has no f64", self.0.adapter.name);
-            return None;
-        }
-        Some(Box::new(crate::one_sided::gpu::GpuPlays(self.0)))
-    }
-    fn columns(&self) -> Box<dyn ColumnSweeper + '_> {
-        Box::new(crate::columns::gpu::GpuColumns(self.0))
-    }
+}
+
+/// The device's one-sided plays, or `None` where it has none (said on stderr).
+fn plays_of<'a, D: Device>(d: &'a D, test: &str) -> Option<Box<dyn PlaySolver + 'a>> {
+    d.plays()
+        .inspect_err(|e| eprintln!("{test}: skipped, {e}"))
+        .ok()
 }
 
 rollsim_core::per_backend!(
@@ -169,7 +155,7 @@ fn one_sided_plays_equal_brute_force<D: Device>() {
     let Some(d) = D::open(test) else {
         return;
     };
-    let Some(mut plays) = d.plays(test) else {
+    let Some(mut plays) = plays_of(&d, test) else {
         return;
     };
     for (points, checkers) in [(5, 5), (3, 9), (8, 2)] {
@@ -191,7 +177,7 @@ fn one_sided_tables_equal_the_fused_sweep<D: Device>() {
     let Some(d) = D::open(test) else {
         return;
     };
-    let Some(mut plays) = d.plays(test) else {
+    let Some(mut plays) = plays_of(&d, test) else {
         return;
     };
     // Same operations in the same order on IEEE f64: equal to the last bit on lavapipe. The

@@ -3,6 +3,7 @@
 pub mod build;
 pub mod columns;
 pub mod cube;
+pub mod engines;
 #[cfg(test)]
 mod equivalence;
 pub mod format;

@@ -7,7 +7,10 @@
 
 use std::sync::Arc;
 
-use crate::ntuple::{BatchValues, CpuValues, Network, small_tuples};
+#[cfg(feature = "gpu")]
+use crate::engines::Gpu;
+use crate::engines::{Cpu, Engines};
+use crate::ntuple::{BatchValues, Network, small_tuples};
 use crate::play::{
     Candidate, Effort, Spending, best_candidate, evaluate_games, play_batch,
     play_expectimax_lockstep, play_greedy_lockstep, play_mc_games,
@@ -16,43 +19,23 @@ use crate::rollout::{Pending, RolloutSums, rollouts_of, sample_roots};
 use crate::{Board, CpuEngine, Dir, Game, Objective, PlayConfig, Player, RolloutEngine, Root};
 use rollsim_core::rng::Stream;
 
-/// Where the jobs of a test run.
-trait Device: Sized {
+/// The production engines of a test's device.
+trait Device: Engines + Sized {
     /// The device, or `None` (the test then says it skipped).
     fn open(test: &str) -> Option<Self>;
-    fn rollouts(&self) -> Box<dyn RolloutEngine>;
-    fn values<'a>(&self, net: &'a Network) -> Box<dyn BatchValues + 'a>;
 }
-
-struct Cpu;
 
 impl Device for Cpu {
     fn open(_: &str) -> Option<Cpu> {
         Some(Cpu)
     }
-    fn rollouts(&self) -> Box<dyn RolloutEngine> {
-        Box::new(CpuEngine)
-    }
-    fn values<'a>(&self, net: &'a Network) -> Box<dyn BatchValues + 'a> {
-        Box::new(CpuValues(net))
-    }
 }
-
-#[cfg(feature = "gpu")]
-struct Gpu(&'static rollsim_gpu::Gpu);
 
 #[cfg(feature = "gpu")]
 impl Device for Gpu {
     fn open(test: &str) -> Option<Gpu> {
-        rollsim_gpu::test_gpu(test).map(Gpu)
-    }
-    fn rollouts(&self) -> Box<dyn RolloutEngine> {
         // Overlapping (the default on hardware only), so that lockstep play takes its halves.
-        let engine = crate::rollout::gpu::GpuRolloutEngine::new(self.0).expect("rollout engine");
-        Box::new(engine.with_overlap(true))
-    }
-    fn values<'a>(&self, net: &'a Network) -> Box<dyn BatchValues + 'a> {
-        Box::new(crate::ntuple::gpu::GpuNetwork::new(self.0, net).expect("network on the GPU"))
+        rollsim_gpu::test_gpu(test).map(|g| Gpu::new(g).with_overlap(true))
     }
 }
 
@@ -98,7 +81,7 @@ fn rollout_sums_equal_sequential_rollouts<D: Device>() {
     let Some(d) = D::open("rollout_sums_equal_sequential_rollouts") else {
         return;
     };
-    let mut engine = d.rollouts();
+    let mut engine = d.rollouts().unwrap();
     let hard = boards(&[
         "2 0 0 0 / 0 0 0 0 / 0 0 0 0 / 0 0 0 2",
         "2 4 8 16 / 32 64 128 256 / 512 1024 2048 4096 / 8192 16384 0 0",
@@ -160,7 +143,7 @@ fn candidates_at_hard_positions_equal_sequential_ones<D: Device>() {
     ]);
     let key = |v: &Vec<Candidate>| v.iter().map(|x| (x.dir, x.sums)).collect::<Vec<_>>();
     for seed in [3, 4] {
-        let got = candidates(d.rollouts().as_mut(), &boards, seed);
+        let got = candidates(d.rollouts().unwrap().as_mut(), &boards, seed);
         let want = candidates(&mut Sequential, &boards, seed);
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
             assert_eq!(key(g), key(w), "board {i}, seed {seed}");
@@ -207,9 +190,17 @@ fn mc_games_equal_sequential_games<D: Device>() {
         };
         let c = config(mc, 3, seed);
         let want = outcome(&mut Sequential, &c);
-        assert_eq!(outcome(d.rollouts().as_mut(), &c), want, "seed {seed}");
+        assert_eq!(
+            outcome(d.rollouts().unwrap().as_mut(), &c),
+            want,
+            "seed {seed}"
+        );
         // Deterministic for a seed.
-        assert_eq!(outcome(d.rollouts().as_mut(), &c), want, "seed {seed}");
+        assert_eq!(
+            outcome(d.rollouts().unwrap().as_mut(), &c),
+            want,
+            "seed {seed}"
+        );
     }
 }
 
@@ -331,7 +322,7 @@ fn mc_games_in_alternating_halves_equal_lockstep_games<D: Device>() {
                 .iter()
                 .all(|&(_, _, e): &(u32, u32, Effort)| e.simulated_moves > 0)
         );
-        let engine = d.rollouts();
+        let engine = d.rollouts().unwrap();
         if engine.overlaps() {
             let mut engine = engine;
             assert_eq!(play(engine.as_mut(), games), want, "{games} games");
@@ -376,7 +367,7 @@ fn games_with_huge_tiles_play_as_sequential_ones<D: Device>() {
     };
     let want = play(&mut Sequential);
     assert!(want.0.len() > 5, "the game ends too soon to compare");
-    assert_eq!(play(d.rollouts().as_mut()), want);
+    assert_eq!(play(d.rollouts().unwrap().as_mut()), want);
 }
 
 /// A network of `tuples` with `count` arbitrary weights: every value and move choice depends
@@ -440,7 +431,7 @@ fn values_equal_network_values<D: Device>() {
     boards.push(Board::EMPTY);
     for net in [&f32_net, &f16_net, &staged] {
         let want: Vec<f32> = boards.iter().map(|&b| net.value(b)).collect();
-        let mut values = d.values(net);
+        let mut values = d.values(net).unwrap();
         assert_values(&values.values(&boards).unwrap(), &want);
         // An empty batch, and a second, smaller one on the same buffers.
         assert!(values.values(&[]).unwrap().is_empty());
@@ -485,7 +476,11 @@ fn lockstep_network_players_play_the_per_game_games<D: Device>() {
         let c = config(player, games, 4);
         let want = key(&c, None);
         assert!(want.iter().any(|&(_, _, moves)| moves > 50));
-        assert_eq!(key(&c, Some(d.values(&net).as_mut())), want, "{kind:?}");
+        assert_eq!(
+            key(&c, Some(d.values(&net).unwrap().as_mut())),
+            want,
+            "{kind:?}"
+        );
         // Leaves from 128 up valued downgraded: other games, the same on every path.
         let c = PlayConfig {
             downgrade: Some(7),
@@ -494,7 +489,7 @@ fn lockstep_network_players_play_the_per_game_games<D: Device>() {
         let downgraded = key(&c, None);
         assert_ne!(downgraded, want, "{kind:?}: downgrading changed nothing");
         assert_eq!(
-            key(&c, Some(d.values(&net).as_mut())),
+            key(&c, Some(d.values(&net).unwrap().as_mut())),
             downgraded,
             "{kind:?}"
         );

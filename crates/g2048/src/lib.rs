@@ -1,6 +1,7 @@
 //! 2048: the bitboard engine, random streams for its spawns and moves, and the players.
 
 pub mod board;
+pub mod engines;
 #[cfg(test)]
 mod equivalence;
 pub mod experiment;
