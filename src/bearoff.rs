@@ -10,10 +10,12 @@ use serde::Serialize;
 
 use super::{ComputeArgs, OutputArgs, input_error, print_json, progress_bar};
 use rollsim_bearoff::build::{
-    ColumnSweeper, CpuColumns, Options, build_one_sided_gnubg,
-    build_two_sided as build_two_sided_columns, one_sided_side_by_side,
+    Options, build_one_sided_gnubg, build_two_sided as build_two_sided_columns,
+    one_sided_side_by_side,
 };
+use rollsim_bearoff::columns::cpu::CpuColumns;
 use rollsim_bearoff::columns::gpu::GpuColumns;
+use rollsim_bearoff::columns::seam::ColumnSweeper;
 use rollsim_bearoff::cube::Equities;
 use rollsim_bearoff::format::{
     self, GNUBG_ENTRIES, GnubgOneSided, Table, read_gnubg_one_sided, read_gnubg_two_sided,
@@ -501,7 +503,7 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
                 )));
             }
         } else {
-            let limits = rollsim_bearoff::columns::gpu::Limits::of(g);
+            let limits = rollsim_bearoff::columns::layout::Limits::of(g);
             let plan = Plan::for_gpu(
                 space,
                 a.cubeful,
@@ -588,7 +590,7 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
                 cubeful,
                 precision,
                 &g.adapter.name,
-                rollsim_bearoff::columns::gpu::Limits::of(g),
+                rollsim_bearoff::columns::layout::Limits::of(g),
                 dir,
                 None,
             ),

@@ -99,7 +99,8 @@ pub fn damage(
 /// A two-sided table in rollsim's format 2, as every build writes it: 3 checkers on 3 points,
 /// cubeful, f32 cells (built once).
 pub fn two_sided_v2() -> &'static [u8] {
-    use rollsim_bearoff::build::{CpuColumns, Options, build_two_sided};
+    use rollsim_bearoff::build::{Options, build_two_sided};
+    use rollsim_bearoff::columns::cpu::CpuColumns;
     use rollsim_bearoff::numeric::CellKind;
     use rollsim_bearoff::plan::{Plan, Precision};
     static TABLE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();

@@ -5,17 +5,21 @@
 use rollsim_core::progress::Progress;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
-use super::columns::{Cubeful, Cubeless, Moves, Recurrence, sweep};
+use super::columns::Moves;
+// Also for `engines`, until it imports from `columns`.
+pub(crate) use super::columns::cpu::CpuColumns;
+use super::columns::seam::ColumnPass;
+pub(crate) use super::columns::seam::ColumnSweeper;
 use super::format::{GNUBG_ENTRIES, GnubgOneSidedWriter, gnubg_entries};
-use super::numeric::{Cell, CellKind, Fixed, Prob};
+use super::numeric::{CellKind, Prob};
 use super::one_sided::{Level, Pass as OneSidedPass, Plays, sweep as one_sided_sweep};
 use super::plan::Plan;
 use super::position::Space;
 use super::table::{Partial, Reached, Section};
-use rollsim_core::memory::huge_filled;
 
 /// How a build reports and checkpoints.
 pub struct Options<'a> {
@@ -34,32 +38,6 @@ pub struct Options<'a> {
 /// For tests of resuming: the process kills itself right after this many checkpoints. A name
 /// no user sets by accident, since the release binary is the one the tests run.
 const KILL_AFTER_CHECKPOINTS: &str = "__ROLLSIM_INTERNAL_TEST_HOOK_KILL_AFTER_CHECKPOINTS";
-
-/// Where a two-sided pass sweeps its columns: the seam between a build (its file, checkpoints
-/// and progress, in [`Pass`]) and the device. [`CpuColumns`] here; `columns::gpu::GpuColumns`
-/// beside the kernel.
-pub trait ColumnSweeper {
-    /// Sweeps `pass`, storing `cell`s, from the level it resumes at.
-    fn sweep(&self, pass: &mut Pass, cell: CellKind) -> anyhow::Result<()>;
-}
-
-/// The sweep on CPU threads, in any cell type.
-pub struct CpuColumns;
-
-impl ColumnSweeper for CpuColumns {
-    fn sweep(&self, pass: &mut Pass, cell: CellKind) -> anyhow::Result<()> {
-        match (pass.section, cell) {
-            (Section::Cubeless, CellKind::F32) => pass.run::<1, Cubeless, f32>(),
-            (Section::Cubeless, CellKind::F64) => pass.run::<1, Cubeless, f64>(),
-            (Section::Cubeless, CellKind::U16) => pass.run::<1, Cubeless, u16>(),
-            (Section::Cubeless, CellKind::Fixed32) => pass.run::<1, Cubeless, Fixed>(),
-            (Section::Cubeful, CellKind::F32) => pass.run::<3, Cubeful, f32>(),
-            (Section::Cubeful, CellKind::F64) => pass.run::<3, Cubeful, f64>(),
-            (Section::Cubeful, CellKind::U16) => pass.run::<3, Cubeful, u16>(),
-            (Section::Cubeful, CellKind::Fixed32) => pass.run::<3, Cubeful, Fixed>(),
-        }
-    }
-}
 
 /// Builds the planned table into `out` (written as `OUT.partial`, then renamed) with
 /// `sweeper` (the GPU's stores fixed32 or u16 cells, as its plan says).
@@ -94,7 +72,7 @@ pub fn build_two_sided(
     let kill_after: Option<u32> = std::env::var(KILL_AFTER_CHECKPOINTS)
         .ok()
         .and_then(|v| v.parse().ok());
-    let mut checkpoints = 0;
+    let checkpoints = AtomicU32::new(0);
     std::thread::scope(|scope| -> anyhow::Result<()> {
         // The written pages are released level by level on a thread of their own: the call
         // blocks while it queues them for write-back (12x6: 73 calls, 12 ms median, 1.5 s of a
@@ -120,19 +98,19 @@ pub fn build_two_sided(
                 Some(p) if p.section == section => p.levels_done,
                 _ => 0,
             };
-            let mut pass = Pass {
+            let pass = Pass {
                 moves: &moves,
                 partial,
                 section,
                 first,
                 progress: opts.progress,
                 every: opts.checkpoint_every,
-                last: Instant::now(),
-                checkpoints: &mut checkpoints,
+                last: Mutex::new(Instant::now()),
+                checkpoints: &checkpoints,
                 kill_after,
                 release: &release,
             };
-            sweeper.sweep(&mut pass, cell)?;
+            sweeper.sweep(&pass, cell)?;
         }
         Ok(())
     })?;
@@ -158,46 +136,36 @@ fn written(moves: &Moves, passes: &[(Section, CellKind)], p: Reached) -> Vec<(Se
 }
 
 /// One pass of a build under way: what a [`ColumnSweeper`] sweeps.
-pub struct Pass<'a> {
-    pub(crate) moves: &'a Moves,
-    pub(crate) partial: &'a Partial,
-    pub(crate) section: Section,
+struct Pass<'a> {
+    moves: &'a Moves,
+    partial: &'a Partial,
+    section: Section,
     /// The first level to sweep: 0, or where a resumed build stopped.
-    pub(crate) first: usize,
+    first: usize,
     progress: &'a dyn Progress,
     every: Duration,
-    last: Instant,
-    checkpoints: &'a mut u32,
+    /// When the last checkpoint (or the pass) began.
+    last: Mutex<Instant>,
+    checkpoints: &'a AtomicU32,
     kill_after: Option<u32>,
     /// Asks for the pages written so far to be released (see [`Partial::release_written`]).
     release: &'a mpsc::Sender<()>,
 }
 
-impl Pass<'_> {
-    /// After each level: its progress, and a checkpoint when one is due.
-    pub(crate) fn level_done(&mut self, level: usize) -> std::io::Result<()> {
-        let n = self.moves.n;
-        self.progress
-            .inc((self.moves.levels[level].len() * n) as u64);
-        if self.release.send(()).is_err() {
-            self.partial.release_written();
-        }
-        if self.last.elapsed() >= self.every {
-            self.partial.checkpoint(Reached {
-                section: self.section,
-                levels_done: level + 1,
-            })?;
-            self.last = Instant::now();
-            *self.checkpoints += 1;
-            if self.kill_after == Some(*self.checkpoints) {
-                kill_self();
-            }
-        }
-        Ok(())
+impl ColumnPass for Pass<'_> {
+    fn cubeful(&self) -> bool {
+        self.section == Section::Cubeful
     }
 
-    /// Whether the pass is already complete; reports the pairs done before `first`.
-    pub(crate) fn skip(&self) -> bool {
+    fn moves(&self) -> &Moves {
+        self.moves
+    }
+
+    fn first_level(&self) -> usize {
+        self.first
+    }
+
+    fn skip(&self) -> bool {
         let n = self.moves.n;
         if self.first >= self.moves.levels.len() {
             self.progress.inc((n * n) as u64);
@@ -210,33 +178,33 @@ impl Pass<'_> {
         false
     }
 
-    /// The levels whose columns a pass resumed at `first` reads again.
-    fn reload_levels(&self) -> std::ops::Range<usize> {
-        self.first.saturating_sub(super::columns::MAX_ROLL_PIPS)..self.first
+    fn read_column(&self, x: u32, bytes: &mut [u8]) -> std::io::Result<()> {
+        self.partial.read_column(self.section, x, bytes)
     }
 
-    fn run<const K: usize, R: Recurrence<K>, C: Cell>(&mut self) -> anyhow::Result<()> {
-        if self.skip() {
-            return Ok(());
+    fn write_column(&self, x: u32, bytes: &[u8]) -> std::io::Result<()> {
+        self.partial.write_column(self.section, x, bytes)
+    }
+
+    fn level_done(&self, level: usize) -> std::io::Result<()> {
+        let n = self.moves.n;
+        self.progress
+            .inc((self.moves.levels[level].len() * n) as u64);
+        if self.release.send(()).is_err() {
+            self.partial.release_written();
         }
-        let (moves, partial, section) = (self.moves, self.partial, self.section);
-        let record = K * moves.n;
-        let mut window = huge_filled(moves.window.capacity * record, C::zeroed());
-        // Resuming: the columns the next levels read come back from the partial file.
-        for level in self.reload_levels() {
-            for &x in &moves.levels[level] {
-                let slot = moves.window.slot[x as usize] as usize;
-                partial.read_column(section, x, &mut window[slot * record..][..record])?;
+        let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        if last.elapsed() >= self.every {
+            self.partial.checkpoint(Reached {
+                section: self.section,
+                levels_done: level + 1,
+            })?;
+            *last = Instant::now();
+            let checkpoints = self.checkpoints.fetch_add(1, Ordering::Relaxed) + 1;
+            if self.kill_after == Some(checkpoints) {
+                kill_self();
             }
         }
-        let first = self.first;
-        sweep::<K, R, C>(
-            moves,
-            first,
-            &mut window,
-            &|x, column| partial.write_column(section, x, column),
-            &mut |level| self.level_done(level),
-        )?;
         Ok(())
     }
 }

@@ -735,8 +735,11 @@ pub fn solve_in_memory<const K: usize, R: Recurrence<K>, C: Cell>(space: Space) 
     out.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
+pub mod cpu;
 #[cfg(feature = "gpu")]
 pub mod gpu;
+pub mod layout;
+pub mod seam;
 
 #[cfg(test)]
 mod tests {

@@ -7,8 +7,7 @@ use super::columns::{Moves, Window, sweep_bytes};
 use super::numeric::CellKind;
 use super::position::Space;
 use super::table::{Layout, Section};
-#[cfg(feature = "gpu")]
-use crate::columns::gpu::{DeviceLayout, Limits, device_layout};
+use crate::columns::layout::{DeviceLayout, Limits, device_layout};
 use rollsim_core::memory::memory_limit;
 
 /// How values are stored.
@@ -149,7 +148,6 @@ impl Plan {
     /// streamed window. Cells: fixed32 or u16 as asked; auto, for each pass the first of fixed32
     /// on the device, u16 on the device, fixed32 streamed (where the host holds its window) and
     /// u16 streamed.
-    #[cfg(feature = "gpu")]
     pub fn for_gpu(
         space: Space,
         cubeful: bool,

@@ -44,7 +44,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use super::columns::{Cubeful, Cubeless, Recurrence};
 use super::cube::Equities;
 use super::format::{FormatError, exact_size, plural, u32_at, write_gnubg_two_sided_rows};
-use super::numeric::{Cell, CellKind, Fixed, Real, quantize};
+use super::numeric::{CellKind, Fixed, Real, quantize};
 use super::position::Space;
 use rollsim_core::container::Container;
 
@@ -1069,7 +1069,7 @@ impl Partial {
     }
 
     /// Writes a column's section (from the worker that finished it).
-    pub fn write_column<C: Cell>(
+    pub fn write_column<C: bytemuck::Pod>(
         &self,
         section: Section,
         them: u32,
@@ -1091,7 +1091,7 @@ impl Partial {
     }
 
     /// Reads back a column's section written before a checkpoint, checked against its CRC.
-    pub fn read_column<C: Cell>(
+    pub fn read_column<C: bytemuck::Pod>(
         &self,
         section: Section,
         them: u32,

@@ -13,9 +13,12 @@
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
+use crate::columns::layout::{column_bytes, device_layout, plane_words};
+// Also for `engines`, until it imports from `layout`.
+pub(crate) use crate::columns::layout::Limits;
+use crate::columns::seam::{ColumnPass, ColumnSweeper};
 use crate::columns::{Cubeful, Cubeless, MAX_ROLL_PIPS, Moves, Recurrence};
 use crate::numeric::{Cell, CellKind, Fixed, Q16, Real};
-use crate::table::Section;
 use rollsim_gpu::{Gpu, GpuError, ParamSlots, grid, layout_entry, whole};
 
 const SHADER: &str = rollsim_shaders::bearoff::COLUMNS;
@@ -85,16 +88,6 @@ pub fn source<const K: usize, R: Recurrence<K>, C: DeviceCell>(bindings: u64) ->
         + &C::wgsl::<K, R>()
 }
 
-/// Window words per plane of a column of n cells.
-fn plane_words(n: u64, cell: CellKind) -> u64 {
-    n.div_ceil(4 / cell.bytes() as u64)
-}
-
-/// Bytes of one column of K planes of n cells in the window.
-pub fn column_bytes(n: u64, k: u64, cell: CellKind) -> u64 {
-    4 * k * plane_words(n, cell)
-}
-
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
 struct Params {
@@ -110,42 +103,6 @@ struct Params {
     plane_words: u32,
     pad1: u32,
     pad2: u32,
-}
-
-/// How a sweep's buffers fit the adapter's limits.
-#[derive(Clone, Copy, Debug)]
-pub struct DeviceLayout {
-    /// Columns per window binding, and bindings.
-    pub slots_per_binding: u64,
-    pub bindings: u64,
-    /// Whether the window lives on the host, the device holding only what each chunk reads
-    /// (see [`sweep`]).
-    pub streamed: bool,
-    /// Columns on the device: the whole window, or (streamed) what one chunk reads and writes.
-    pub slots: u64,
-    /// Positions per chunk at most (their rows fit one binding).
-    pub chunk: u64,
-    /// Bytes on the device: window (or the chunk's columns), rows, move tables.
-    pub device_bytes: u64,
-    /// Bytes on the host: the read-back of one chunk; streamed, the window and the staging of
-    /// one chunk's uploads.
-    pub host_bytes: u64,
-}
-
-/// Fewest device slots a streamed sweep plans for (a quarter of the window for small tables):
-/// one position's successors and itself (at most 322 on 15x6, see
-/// `a_streamed_window_holds_any_positions_successors`), with room for a chunk's positions to
-/// share successors.
-pub const MIN_STREAMED_SLOTS: u64 = 1024;
-
-/// Bytes per storage binding: the adapter's, and what the window's and the rows' bindings may
-/// take (less in tests, to split small tables); and how many bindings the window may take.
-#[derive(Clone, Copy, Debug)]
-pub struct Limits {
-    pub binding: u64,
-    pub window: u64,
-    pub rows: u64,
-    pub window_bindings: u64,
 }
 
 impl Limits {
@@ -166,72 +123,6 @@ impl Limits {
     }
 }
 
-/// The buffers a sweep of K values in `cell` cells over `moves` needs within `limits`, or why it
-/// does not fit.
-pub fn device_layout(
-    n: u64,
-    capacity: u64,
-    widest: u64,
-    moves_words: u64,
-    k: u64,
-    cell: CellKind,
-    limits: Limits,
-) -> Result<DeviceLayout, String> {
-    let limit = limits.window.min(limits.binding);
-    let record = column_bytes(n, k, cell);
-    // A row is K planes of i32 work values, whatever the cell.
-    let row = 4 * k * n;
-    let slots_per_binding = (limit / record).min(capacity);
-    if slots_per_binding == 0 {
-        return Err(format!(
-            "one column of {record} bytes is larger than a storage binding ({limit} bytes)"
-        ));
-    }
-    if 4 * moves_words > limits.binding {
-        return Err(format!(
-            "the move tables ({} bytes) are larger than a storage binding ({} bytes)",
-            4 * moves_words,
-            limits.binding
-        ));
-    }
-    let chunk = (limits.rows.min(limits.binding) / row).min(widest).max(1);
-    let bindings = capacity.div_ceil(slots_per_binding);
-    if bindings <= limits.window_bindings {
-        return Ok(DeviceLayout {
-            slots_per_binding,
-            bindings,
-            streamed: false,
-            slots: capacity,
-            chunk,
-            device_bytes: capacity * record + chunk * row + 4 * moves_words,
-            host_bytes: chunk * record,
-        });
-    }
-    // Streamed: the window on the host, every binding the kernel takes on the device.
-    let slots = slots_per_binding * limits.window_bindings;
-    let need = MIN_STREAMED_SLOTS.min(capacity / 4);
-    if slots < need {
-        return Err(format!(
-            "the window of {capacity} columns ({} bytes) needs {bindings} storage bindings of \
-             {limit} bytes, and streamed from the host {need} columns on the device; the \
-             kernel takes {} bindings, {slots} columns",
-            capacity * record,
-            limits.window_bindings
-        ));
-    }
-    Ok(DeviceLayout {
-        slots_per_binding,
-        bindings: limits.window_bindings,
-        streamed: true,
-        slots,
-        chunk,
-        device_bytes: slots * record + chunk * row + 4 * moves_words,
-        // The window, a chunk's read-back, and the staging of a chunk's uploads (wgpu copies
-        // each write into host memory until the submission).
-        host_bytes: capacity * record + chunk * record + slots * record,
-    })
-}
-
 /// The u32 words of the tables the kernel reads, in one buffer: play-list starts, plays,
 /// window slots, positions in level order; and where each starts.
 fn pack(moves: &Moves) -> (Vec<u32>, [u32; 4]) {
@@ -249,22 +140,16 @@ fn pack(moves: &Moves) -> (Vec<u32>, [u32; 4]) {
     (words, at)
 }
 
-/// Words of [`pack`]'s buffer, without building it.
-pub fn moves_words(moves: &Moves) -> u64 {
-    let (starts, plays) = moves.play_lists();
-    (starts.len() + plays.len() + 2 * moves.n) as u64
-}
-
 /// Two-sided passes on the GPU, in fixed32 or u16 cells.
 pub struct GpuColumns<'a>(pub &'a Gpu);
 
-impl crate::build::ColumnSweeper for GpuColumns<'_> {
-    fn sweep(&self, pass: &mut crate::build::Pass, cell: CellKind) -> anyhow::Result<()> {
-        match (pass.section, cell) {
-            (Section::Cubeless, CellKind::Fixed32) => self.run::<1, Cubeless, Fixed>(pass),
-            (Section::Cubeless, CellKind::U16) => self.run::<1, Cubeless, u16>(pass),
-            (Section::Cubeful, CellKind::Fixed32) => self.run::<3, Cubeful, Fixed>(pass),
-            (Section::Cubeful, CellKind::U16) => self.run::<3, Cubeful, u16>(pass),
+impl ColumnSweeper for GpuColumns<'_> {
+    fn sweep(&self, pass: &dyn ColumnPass, cell: CellKind) -> anyhow::Result<()> {
+        match (pass.cubeful(), cell) {
+            (false, CellKind::Fixed32) => self.run::<1, Cubeless, Fixed>(pass),
+            (false, CellKind::U16) => self.run::<1, Cubeless, u16>(pass),
+            (true, CellKind::Fixed32) => self.run::<3, Cubeful, Fixed>(pass),
+            (true, CellKind::U16) => self.run::<3, Cubeful, u16>(pass),
             (_, cell) => {
                 anyhow::bail!(
                     "the GPU sweep stores fixed32 or u16 values, not {}",
@@ -278,16 +163,22 @@ impl crate::build::ColumnSweeper for GpuColumns<'_> {
 impl GpuColumns<'_> {
     fn run<const K: usize, R: Recurrence<K>, C: DeviceCell>(
         &self,
-        pass: &mut crate::build::Pass,
+        pass: &dyn ColumnPass,
     ) -> anyhow::Result<()> {
         if pass.skip() {
             return Ok(());
         }
-        let (moves, partial, section, first) = (pass.moves, pass.partial, pass.section, pass.first);
-        let reload = |x, cells: &mut [C]| partial.read_column(section, x, cells);
-        let sink = |x, column: &[C]| partial.write_column(section, x, column);
+        let reload = |x, cells: &mut [C]| pass.read_column(x, bytemuck::cast_slice_mut(cells));
+        let sink = |x, column: &[C]| pass.write_column(x, bytemuck::cast_slice(column));
         let level_done = &mut |level| pass.level_done(level);
-        sweep::<K, R, C>(self.0, moves, first, &reload, &sink, level_done)
+        sweep::<K, R, C>(
+            self.0,
+            pass.moves(),
+            pass.first_level(),
+            &reload,
+            &sink,
+            level_done,
+        )
     }
 }
 
@@ -631,6 +522,7 @@ fn solve_in_memory_within<const K: usize, R: Recurrence<K>, C: DeviceCell>(
 mod tests {
     use super::*;
     use crate::Space;
+    use crate::columns::layout::{MIN_STREAMED_SLOTS, moves_words};
     use crate::columns::{Cubeful, Cubeless, Window, solve_in_memory as cpu};
     use rollsim_gpu::test_gpu;
 
