@@ -13,16 +13,13 @@ use rollsim_bearoff::build::{
     Options, build_one_sided_gnubg, build_two_sided as build_two_sided_columns,
     one_sided_side_by_side,
 };
-use rollsim_bearoff::columns::cpu::CpuColumns;
-use rollsim_bearoff::columns::gpu::GpuColumns;
-use rollsim_bearoff::columns::seam::ColumnSweeper;
 use rollsim_bearoff::cube::Equities;
+use rollsim_bearoff::engines::Engines;
 use rollsim_bearoff::format::{
     self, GNUBG_ENTRIES, GnubgOneSided, Table, read_gnubg_one_sided, read_gnubg_two_sided,
     read_rollsim, spills_index, write_gnubg_one_sided, write_rollsim,
 };
 use rollsim_bearoff::numeric::{CellKind, Fixed31};
-use rollsim_bearoff::one_sided::gpu::GpuPlays;
 use rollsim_bearoff::one_sided::{
     PIPS_PER_ROLL, has_first_off, mean_sd, race_win_probability, sweep_bytes,
 };
@@ -31,7 +28,7 @@ use rollsim_bearoff::table::{Reached, Table as TwoSidedTable, is_table, partial_
 use rollsim_bearoff::{OneSided, Space};
 use rollsim_core::files::{parent_dir, write_atomically};
 use rollsim_core::memory::{human, memory_limit};
-use rollsim_gpu::{Backend, Gpu, GpuError};
+use rollsim_gpu::{Backend, Gpu};
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
@@ -334,11 +331,12 @@ fn build_one_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
     // needs f64 (1/32 to 1/64 speed on consumer GPUs, none on Metal): `auto` takes CPU threads
     // without loading a GPU driver (on this machine the probe alone costs more than the
     // 15x6 table), and `gpu` asks for it.
-    let gpu = match a.compute.backend() {
-        Backend::Gpu => f64_gpu(Backend::Gpu)?,
+    let engines = match a.compute.backend() {
+        Backend::Gpu => f64_gpu()?,
         _ => None,
     };
-    let streamed = a.format == Format::Gnubg && gpu.is_none();
+    let gpu = engines.as_ref().and_then(|e| e.gpu());
+    let streamed = a.format == Format::Gnubg && engines.is_none();
     let need = one_sided_bytes(space, gammon, streamed, exact, !a.uncompressed);
     let limit = memory_limit();
     if a.dry_run {
@@ -385,8 +383,8 @@ fn build_one_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
         })
         .with_context(|| format!("writing {}", a.out.display()))?;
     } else {
-        let t = match gpu {
-            Some(g) => OneSided::build_with(space, gammon, &progress, &mut GpuPlays(g))?,
+        let t = match &engines {
+            Some(e) => OneSided::build_with(space, gammon, &progress, e.plays()?.as_mut())?,
             None => OneSided::build_cpu(space, gammon, &progress),
         };
         let table = Table::One(t);
@@ -453,20 +451,12 @@ fn one_sided_bytes(
     pass(width, 5 * p + 3) + if gammon { pass(2, 3 * p) } else { 0 } + process
 }
 
-/// The process's GPU for `backend`, when it has the f64 arithmetic the exact sweeps need:
-/// `auto` falls back to CPU threads without it, `gpu` is refused.
-fn f64_gpu(backend: Backend) -> anyhow::Result<Option<&'static Gpu>> {
-    Ok(match Gpu::for_backend(backend)? {
-        Some(g) if g.f64 => Some(g),
-        Some(g) if backend == Backend::Gpu => {
-            return Err(GpuError::Unsupported(format!(
-                "{} has no f64 shader arithmetic (SHADER_F64), which the exact bearoff sweep needs",
-                g.adapter.name
-            ))
-            .into());
-        }
-        _ => None,
-    })
+/// The GPU's engines for `--backend gpu`, refused (by the engines) where the adapter lacks the
+/// f64 arithmetic the exact one-sided sweep needs.
+fn f64_gpu() -> anyhow::Result<Option<Box<dyn Engines>>> {
+    let engines = crate::backend::bearoff(Backend::Gpu)?;
+    engines.plays()?;
+    Ok(Some(engines))
 }
 
 fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
@@ -482,17 +472,14 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
             space.checkers, space.points, b
         )));
     }
-    let threads = rayon::current_num_threads();
     let dir = parent_dir(&a.out);
     // auto: a real GPU when there is one; the GPU's sweep stores fixed32 or u16 values.
     // `gpu` insists; `auto` takes a real GPU where the table fits it, else CPU threads.
     let explicit = a.compute.backend() == Backend::Gpu;
-    let (mut gpu, mut gpu_plan) = (None, None);
-    if let Some(g) = Gpu::for_backend(a.compute.backend())? {
-        if !matches!(
-            a.precision,
-            PrecisionArg::Auto | PrecisionArg::Fixed32 | PrecisionArg::U16
-        ) {
+    let mut engines = crate::backend::bearoff(a.compute.backend())?;
+    let mut gpu_plan = None;
+    if engines.device() == rollsim_core::Device::Gpu {
+        if !engines.stores(a.precision.precision()) {
             if explicit {
                 return Err(input_error(format!(
                     "--precision {}: the GPU sweep stores fixed32 or u16 values (use --precision \
@@ -503,16 +490,7 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
                 )));
             }
         } else {
-            let limits = rollsim_bearoff::columns::layout::Limits::of(g);
-            let plan = Plan::for_gpu(
-                space,
-                a.cubeful,
-                a.precision.precision(),
-                &g.adapter.name,
-                limits,
-                dir,
-                gnubg_bytes,
-            );
+            let plan = engines.plan(space, a.cubeful, a.precision.precision(), dir, gnubg_bytes);
             match plan.gpu.as_ref().and_then(|p| p.refused.clone()) {
                 Some(why) if explicit => {
                     if a.dry_run {
@@ -525,23 +503,20 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
                 }
                 Some(why) if !(a.output.quiet || a.output.json) => eprintln!(
                     "rollsim: the table does not fit {} ({why}); building on CPU threads",
-                    g.adapter.name
+                    plan.gpu.as_ref().map_or("", |p| p.adapter.as_str())
                 ),
                 Some(_) => {}
-                None => (gpu, gpu_plan) = (Some(g), Some(plan)),
+                None => gpu_plan = Some(plan),
             }
         }
+        if gpu_plan.is_none() {
+            engines = Box::new(rollsim_bearoff::engines::Cpu);
+        }
     }
+    let gpu = engines.gpu();
     let plan = match gpu_plan {
         Some(p) => p,
-        None => Plan::new(
-            space,
-            a.cubeful,
-            a.precision.precision(),
-            threads,
-            dir,
-            gnubg_bytes,
-        ),
+        None => engines.plan(space, a.cubeful, a.precision.precision(), dir, gnubg_bytes),
     };
     let precision = a.precision.precision();
     let quiet = a.output.quiet || a.output.json;
@@ -584,18 +559,7 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
     }
     if !plan.fits_memory() {
         // The options are planned where the build would run.
-        let replan = |space, cubeful, precision| match gpu {
-            Some(g) => Plan::for_gpu(
-                space,
-                cubeful,
-                precision,
-                &g.adapter.name,
-                rollsim_bearoff::columns::layout::Limits::of(g),
-                dir,
-                None,
-            ),
-            None => Plan::new(space, cubeful, precision, threads, dir, None),
-        };
+        let replan = |space, cubeful, precision| engines.plan(space, cubeful, precision, dir, None);
         return Err(input_error(memory_refusal(
             &plan, a.cubeful, precision, &replan,
         )));
@@ -629,14 +593,11 @@ fn build_two_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
                 );
             }
         };
-        let sweeper: &dyn ColumnSweeper = match gpu {
-            Some(g) => &GpuColumns(g),
-            None => &CpuColumns,
-        };
+        let sweeper = engines.columns();
         build_two_sided_columns(
             &table_path,
             &plan,
-            sweeper,
+            sweeper.as_ref(),
             Options {
                 checkpoint_every: Duration::from_secs(a.checkpoint_secs.unwrap_or(60)),
                 fresh: a.fresh,

@@ -12,6 +12,7 @@ use serde::Serialize;
 use super::print_json;
 use crate::OutputArgs;
 use crate::args::BackendArg;
+use crate::backend::{GpuEngines, gpu_engines};
 use rollsim_2048::CpuEngine;
 use rollsim_2048::ntuple::{Network, standard_tuples};
 use rollsim_2048::rollout::gpu::GpuRolloutEngine;
@@ -22,7 +23,7 @@ use rollsim_bench::{
 };
 use rollsim_core::files::{check_output, check_side_file, write_atomically};
 use rollsim_core::memory::check_memory;
-use rollsim_gpu::{Backend, Gpu, GpuError};
+use rollsim_gpu::{Backend, GpuError};
 use rollsim_puzzle::pdb::Partition;
 
 #[derive(clap::Args, Debug)]
@@ -164,7 +165,7 @@ fn with_device_busy(m: &mut Measurement, kernel_seconds: Option<f64>) {
 }
 
 type CpuRun = fn(&Run) -> anyhow::Result<Vec<Measurement>>;
-type GpuRun = fn(&Run, &'static Gpu) -> anyhow::Result<Vec<Measurement>>;
+type GpuRun = fn(&Run, &GpuEngines) -> anyhow::Result<Vec<Measurement>>;
 
 /// One workload of `bench`: its name for `--only`, and how it runs on each backend it has.
 struct Workload {
@@ -189,7 +190,8 @@ const WORKLOADS: &[Workload] = &[
     Workload {
         name: "rollouts",
         cpu: Some(|c| Ok(vec![rollouts(&mut CpuEngine, c.roots, c.rollouts, c.secs)?])),
-        gpu: Some(|c, g| {
+        gpu: Some(|c, e| {
+            let g = e.gpu();
             let mut engine = GpuRolloutEngine::new(g)?;
             if let Some(k) = c.per_invocation {
                 engine = engine.with_rollouts_per_invocation(k);
@@ -220,7 +222,8 @@ const WORKLOADS: &[Workload] = &[
             Ok(vec![mc_games(&mut CpuEngine, games, n)?])
         }),
         // Each batch waited for, then in two alternating halves: what the overlap gains.
-        gpu: Some(|c, g| {
+        gpu: Some(|c, e| {
+            let g = e.gpu();
             let (games, n) = mc_games_size(c.quick, g.adapter.real_gpu);
             let mut out = Vec::new();
             for overlap in [false, true] {
@@ -242,7 +245,14 @@ const WORKLOADS: &[Workload] = &[
     Workload {
         name: "ntuple-lookups",
         cpu: Some(|c| Ok(vec![ntuple_lookups_cpu(c.network()?, c.boards, c.secs)])),
-        gpu: Some(|c, g| Ok(vec![ntuple_lookups_gpu(g, c.network()?, c.boards, c.secs)?])),
+        gpu: Some(|c, e| {
+            Ok(vec![ntuple_lookups_gpu(
+                &e.g2048,
+                c.network()?,
+                c.boards,
+                c.secs,
+            )?])
+        }),
     },
     Workload {
         name: "ntuple-training",
@@ -274,21 +284,17 @@ const WORKLOADS: &[Workload] = &[
                 .map(|&(points, checkers, two)| bearoff_build(points, checkers, two, None, c.secs))
                 .collect()
         }),
-        gpu: Some(|c, g| {
+        // The two-sided sweep on every adapter; the one-sided one where the engines say the
+        // adapter can (f64).
+        gpu: Some(|c, e| {
             let mut out = Vec::new();
-            if !g.f64 {
-                eprintln!(
-                    "  skipped bearoff on the gpu: {} has no f64",
-                    g.adapter.name
-                );
-                return Ok(out);
-            }
             // The large tables would take minutes on a software adapter.
-            let quick = c.quick || !g.adapter.real_gpu;
+            let quick = c.quick || !e.gpu().adapter.real_gpu;
             for &(points, checkers, two) in bearoff_tables(quick) {
-                match bearoff_build(points, checkers, two, Some(g), c.secs) {
+                match bearoff_build(points, checkers, two, Some(&e.bearoff), c.secs) {
                     Ok(m) => out.push(m),
-                    // A table larger than the adapter's buffers is no reason to stop the run.
+                    // A table larger than the adapter's buffers, or an adapter without what
+                    // the sweep needs, is no reason to stop the run.
                     Err(e)
                         if e.downcast_ref::<GpuError>()
                             .is_some_and(|e| matches!(e, GpuError::Unsupported(_))) =>
@@ -357,10 +363,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let need = planned.iter().map(|p| p.1).sum();
     check_memory(&format!("bench ({})", named.join(", ")), need).map_err(super::input_error)?;
     let gpu = match a.backend {
-        Some(BackendArg::Cpu) => None,
-        Some(b) => Gpu::for_backend(b.into())?,
+        Some(b) => gpu_engines(b.into())?,
         // Any adapter; without one the run goes on, and says why.
-        None => Gpu::for_backend(Backend::Gpu).unwrap_or_else(|e| {
+        None => gpu_engines(Backend::Gpu).unwrap_or_else(|e| {
             eprintln!("{e}");
             None
         }),
@@ -406,7 +411,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             }
         }
     }
-    if let Some(g) = gpu {
+    if let Some(g) = &gpu {
         for w in WORKLOADS.iter().filter(|w| selected(w)) {
             if let Some(run) = w.gpu {
                 keep(run(&context, g)?);
@@ -434,7 +439,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             .map_or(0, |d| d.as_secs()),
         cpu: cpu_model(),
         cpu_threads: threads,
-        adapter: gpu.map(|g| g.adapter.clone()),
+        adapter: gpu.as_ref().map(|g| g.gpu().adapter.clone()),
         gpu_kernel_seconds: context.kernel_seconds.get(),
         measurements: out,
     };

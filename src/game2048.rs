@@ -16,7 +16,7 @@ use super::experiment::{ExperimentArgs, MergeArgs};
 use super::{ComputeArgs, CpuComputeArgs, OutputArgs, input_error, print_json, progress_bar};
 use crate::args::{ObjectiveArg, PlayerArg, SpendingArgs};
 use crate::backend::rollout_engine;
-use rollsim_2048::ntuple::gpu::GpuNetwork;
+use rollsim_2048::engines::Engines;
 use rollsim_2048::ntuple::{Rate, Recipe, small_tuples, standard_tuples};
 use rollsim_2048::play::{
     Candidate, Tally, best_candidate, evaluate_games, play_batch, play_expectimax_lockstep,
@@ -26,7 +26,6 @@ use rollsim_2048::train::{BlockStats, TrainConfig, new_network_weights, train, t
 use rollsim_2048::{
     Board, Element, Game, Network, NetworkError, Objective, PlayConfig, Player, PlayerKind, Report,
 };
-use rollsim_gpu::Gpu;
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
@@ -402,27 +401,29 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
         record: a.record.is_some(),
         ..PlayConfig::new(player, a.games, seed)
     };
-    // Random and network play need no rollouts: they run on CPU threads whatever the backend.
+    // Random play runs on CPU threads whatever the backend, without opening a GPU.
+    let engines: Box<dyn Engines> = match kind {
+        PlayerKind::Random => Box::new(rollsim_2048::engines::Cpu),
+        _ => crate::backend::game2048(a.compute.backend())?,
+    };
+    // Network play needs no rollouts.
     let mut engine = match kind {
-        PlayerKind::Mc => rollout_engine(a.compute.backend())?,
+        PlayerKind::Mc => engines.rollouts()?,
         PlayerKind::Random | PlayerKind::Ntuple | PlayerKind::Expectimax => {
             Box::new(rollsim_2048::CpuEngine)
         }
     };
     let bar = progress_bar(u64::from(a.games), "games", a.output.quiet);
     // Network players on a GPU: all games of a block in flight, one lookup dispatch per step
-    // for every afterstate (greedy) or every leaf (expectimax) they need.
-    let gpu = match config.player.network() {
-        Some(_) => Gpu::for_backend(a.compute.backend())?,
-        None => None,
-    };
-    let mut lookups = match (gpu, config.player.network()) {
-        (Some(g), Some(net)) => Some(GpuNetwork::new(g, net)?),
+    // for every afterstate (greedy) or every leaf (expectimax) they need. On CPU threads each
+    // game values its boards as it meets them.
+    let mut lookups = match config.player.network() {
+        Some(net) if engines.device() == rollsim_core::Device::Gpu => Some(engines.values(net)?),
         _ => None,
     };
-    let (backend, adapter) = match (gpu, &lookups) {
-        (Some(g), Some(_)) => (rollsim_core::Device::Gpu, Some(g.adapter.name.clone())),
-        _ => (engine.backend(), engine.adapter()),
+    let (backend, adapter) = match &lookups {
+        Some(_) => (engines.device(), engines.adapter()),
+        None => (engine.backend(), engine.adapter()),
     };
     // Blocks of games, each tallied as it ends: memory does not grow with --games. A block
     // is large enough to keep a GPU's batches full.
@@ -439,9 +440,9 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
             let played = match &mut lookups {
                 Some(lookups) => {
                     if config.player.depth() > 1 {
-                        play_expectimax_lockstep(&block, lookups, &|n| bar.inc(n))?
+                        play_expectimax_lockstep(&block, lookups.as_mut(), &|n| bar.inc(n))?
                     } else {
-                        play_greedy_lockstep(&block, lookups, &|n| bar.inc(n))?
+                        play_greedy_lockstep(&block, lookups.as_mut(), &|n| bar.inc(n))?
                     }
                 }
                 None => play_batch(&block, engine.as_mut(), &|n| bar.inc(n))?,

@@ -177,32 +177,38 @@ pub fn mc_games(engine: &mut dyn RolloutEngine, count: u32, n: u32) -> anyhow::R
 }
 
 /// Builds a one-sided (with gammon distributions, as gnubg's makebearoff does) or two-sided
-/// bearoff table on CPU threads or with the GPU sweep, again and again while the builds so far
-/// took under `budget` seconds (at most [`MAX_BUILDS`] times): the median build time and
+/// bearoff table on CPU threads or with the GPU's engines, again and again while the builds so
+/// far took under `budget` seconds (at most [`MAX_BUILDS`] times): the median build time and
 /// positions (or pairs) per second. A table that takes longer than the budget is built once.
+/// An adapter the engines refuse for the one-sided sweep (no f64) is `GpuError::Unsupported`.
 pub fn bearoff_build(
     points: u32,
     checkers: u32,
     two_sided: bool,
-    gpu: Option<&rollsim_gpu::Gpu>,
+    gpu: Option<&rollsim_bearoff::engines::Gpu>,
     budget: f64,
 ) -> anyhow::Result<Measurement> {
     use rollsim_bearoff::columns::gpu;
     use rollsim_bearoff::columns::{Cubeless, solve_in_memory};
-    use rollsim_bearoff::one_sided::gpu::GpuPlays;
+    use rollsim_bearoff::engines::Engines;
     use rollsim_bearoff::{OneSided, Space};
     let space = Space::new(points, checkers)?;
-    let build = || -> anyhow::Result<usize> {
-        Ok(match (two_sided, gpu) {
-            (true, None) => solve_in_memory::<1, Cubeless, f32>(space).len(),
-            (true, Some(g)) => {
-                gpu::solve_in_memory::<1, Cubeless, rollsim_bearoff::numeric::Fixed>(g, space)?
-                    .len()
-            }
-            (false, None) => OneSided::build(space, true).mean.len(),
-            (false, Some(g)) => OneSided::build_with(space, true, &|_| {}, &mut GpuPlays(g))?
+    // The GPU's one-sided plays, asked of the engines before anything is timed.
+    let mut plays = match (two_sided, gpu) {
+        (false, Some(e)) => Some(e.plays()?),
+        _ => None,
+    };
+    let mut build = || -> anyhow::Result<usize> {
+        Ok(match (gpu, plays.as_mut()) {
+            (_, Some(p)) => OneSided::build_with(space, true, &|_| {}, p.as_mut())?
                 .mean
                 .len(),
+            (Some(e), None) => {
+                gpu::solve_in_memory::<1, Cubeless, rollsim_bearoff::numeric::Fixed>(e.0, space)?
+                    .len()
+            }
+            (None, None) if two_sided => solve_in_memory::<1, Cubeless, f32>(space).len(),
+            (None, None) => OneSided::build(space, true).mean.len(),
         })
     };
     let mut times = Vec::new();
@@ -226,7 +232,7 @@ pub fn bearoff_build(
         workload: format!("bearoff {kind} {checkers}x{points} build"),
         backend: Device::of(gpu.is_some()),
         on: match gpu {
-            Some(g) => g.adapter.name.clone(),
+            Some(e) => e.0.adapter.name.clone(),
             None => cpu_threads(),
         },
         figure: secs,
@@ -275,12 +281,13 @@ pub fn ntuple_lookups_cpu(
 
 /// The same on the GPU, end to end (upload, dispatch, readback).
 pub fn ntuple_lookups_gpu(
-    gpu: &'static rollsim_gpu::Gpu,
+    gpu: &rollsim_2048::engines::Gpu,
     net: &rollsim_2048::ntuple::Network,
     boards: &[rollsim_2048::Board],
     min_seconds: f64,
 ) -> anyhow::Result<Measurement> {
-    let mut g = rollsim_2048::ntuple::gpu::GpuNetwork::new(gpu, net)?;
+    use rollsim_2048::engines::Engines;
+    let mut g = gpu.values(net)?;
     g.values(&boards[..boards.len().min(64)])?;
     let start = Instant::now();
     let mut done = 0u64;
@@ -292,7 +299,7 @@ pub fn ntuple_lookups_gpu(
     Ok(Measurement {
         workload: format!("2048 ntuple lookups ({} features)", net.features()),
         backend: Device::Gpu,
-        on: gpu.adapter.name.clone(),
+        on: gpu.gpu.adapter.name.clone(),
         figure: done as f64 / secs,
         unit: "boards/s".into(),
         extra: vec![],
