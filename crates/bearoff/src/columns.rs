@@ -20,9 +20,11 @@
 //! Arithmetic: the max over plays is exact in the cell's working type (the recurrences only
 //! negate and double), the sum over rolls is taken in f64 from +0.0 in roll order, and each
 //! value is rounded once to its cell. So the error against exact arithmetic is at most half a
-//! cell step per ply, and in practice far less (`results/bearoff/bearoff-precision.jsonl`: f32 within
-//! 1.1e-7 on 10x6, 7.6e-8 on the whole 15x15 table). With [`Fixed`] cells every step is exact
-//! integer arithmetic, which the GPU kernel (`columns::gpu`) repeats bit for bit.
+//! cell step per ply, and in practice far less (`results/bearoff/bearoff-precision.jsonl`: f32
+//! within 1.1e-7 on 10x6, 7.6e-8 on the whole 15x15 table). With [`Fixed`] cells every step is
+//! exact integer arithmetic, which the GPU kernel (`columns::gpu`) repeats bit for bit.
+//!
+//! [`Fixed`]: crate::numeric::Fixed
 
 use rayon::prelude::*;
 

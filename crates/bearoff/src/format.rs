@@ -22,12 +22,11 @@
 //!
 //! Data, one-sided: per position its mean then its `len` probabilities; then, with gammon data,
 //! per position its gammon mean then its `gammon_len` probabilities. Two-sided: the win
-//! probabilities in [`TwoSided`]'s order, `us * n + them`. `gammon_len` is a field of its own
-//! Two-sided with cubeful equities: then, per pair in the same order, the three equities of
-//! [`TwoSided::cubeful`] (owned, centred, opponent owns). `gammon_len` is a field of its own
-//! because the gammon distributions are much shorter than the bear-off ones and
-//! [`OneSided`] keeps their length. The header fixes the file's size, which the reader checks
-//! exactly before it checks the CRC.
+//! probabilities in [`TwoSided`]'s order, `us * n + them`; with cubeful equities, then per
+//! pair in the same order the three equities of [`TwoSided::cubeful`] (owned, centred,
+//! opponent owns). `gammon_len` is a field of its own because the gammon distributions are
+//! much shorter than the bear-off ones and [`OneSided`] keeps their length. The header fixes
+//! the file's size, which the reader checks exactly before it checks the CRC.
 //!
 //! # GNU Backgammon's formats (makebearoff.c, bearoff.c)
 //!
@@ -85,7 +84,6 @@ use super::two_sided::TwoSided;
 use rollsim_core::container::{Container, FrameError, check_crc};
 use rollsim_core::files::CrcWriter;
 
-/// What can go wrong reading or writing a bearoff file.
 impl From<FrameError> for FormatError {
     fn from(e: FrameError) -> FormatError {
         match e {
@@ -97,6 +95,7 @@ impl From<FrameError> for FormatError {
     }
 }
 
+/// What can go wrong reading or writing a bearoff file.
 #[derive(Debug, thiserror::Error)]
 pub enum FormatError {
     // Transparent: "{0}" here would print the OS error twice under `{:#}`.

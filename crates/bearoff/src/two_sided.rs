@@ -117,11 +117,8 @@ pub fn cubeful_equities(space: Space, progress: &dyn Progress) -> Vec<[f64; 3]> 
 }
 
 #[cfg(test)]
-/// The sweep by levels of total pip count, on a rayon worker (see [`OneSided::build_cpu`]: a
-/// parallel loop per level started from outside the pool wakes a worker and sleeps for each;
-/// median of 15 builds of 6x6, two runs each: 390-421 ms from outside, 356-359 ms on a worker).
-///
-/// [`OneSided::build_cpu`]: super::OneSided::build_cpu
+/// The sweep by levels of total pip count, on a rayon worker: a parallel loop per level
+/// started from outside the pool wakes a worker and sleeps for each.
 fn sweep<const K: usize, V: Values<K>>(space: Space, progress: &dyn Progress) -> Vec<[f64; K]> {
     rayon::scope(|_| sweep_levels::<K, V>(space, progress))
 }
