@@ -6,7 +6,8 @@
 use std::path::Path;
 
 use crate::Space;
-use crate::build::{ColumnSweeper, CpuColumns};
+use crate::build::CpuColumns;
+use crate::columns::seam::ColumnSweeper;
 use crate::numeric::CellKind;
 use crate::one_sided::{CpuPlays, PlaySolver};
 use crate::plan::{Plan, Precision};
@@ -117,7 +118,7 @@ impl Engines for Gpu {
         dir: &Path,
         gnubg_bytes: Option<u64>,
     ) -> Plan {
-        let limits = crate::columns::gpu::Limits::of(self.0);
+        let limits = crate::columns::layout::Limits::of(self.0);
         let adapter = &self.0.adapter.name;
         Plan::for_gpu(space, cubeful, precision, adapter, limits, dir, gnubg_bytes)
     }

@@ -11,15 +11,16 @@ use std::time::Duration;
 
 use crate::Space;
 use crate::build::{Options, build_two_sided};
-use crate::columns::{CellKind, Cubeful, Cubeless, Fixed, Real, solve_in_memory};
+use crate::columns::{Cubeful, Cubeless, solve_in_memory};
+use crate::cube::cube_decision;
 #[cfg(feature = "gpu")]
 use crate::engines::Gpu;
 use crate::engines::{Cpu, Engines};
 use crate::moves::{Roll, slow_plays};
+use crate::numeric::{CellKind, Fixed, Real};
 use crate::one_sided::{OneSided, PlaySolver};
 use crate::plan::{Plan, Precision};
 use crate::table::Table;
-use crate::two_sided::cube_decision;
 
 /// The production engines of a test's device, and what the tests expect of its cells.
 trait Device: Engines + Sized {
