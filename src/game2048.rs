@@ -358,9 +358,8 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
         && !a.output.json
     {
         eprintln!(
-            "note: expectimax depth {depth} costs about ten times depth {} a move; with the \
-             standard network, depth 5 took 32 s a game and depth 8 about 20 hours a game on a \
-             2-core machine",
+            "note: expectimax depth {depth} costs about ten times depth {} a move \
+             (docs/measured.md has measured times)",
             depth - 1
         );
     }
