@@ -65,7 +65,7 @@ pub struct BuildArgs {
     #[arg(long)]
     two_sided: bool,
     /// Two-sided: also the cubeful money equities (owned, centred, opponent owns) that gnubg
-    /// stores; computed on CPU threads.
+    /// stores.
     #[arg(long)]
     cubeful: bool,
     /// How values are stored in memory and in rollsim's file. Two-sided, auto: f32, and u16
