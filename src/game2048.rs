@@ -18,10 +18,7 @@ use crate::args::{ObjectiveArg, PlayerArg, SpendingArgs};
 use crate::backend::rollout_engine;
 use rollsim_2048::engines::Engines;
 use rollsim_2048::ntuple::{Rate, Recipe, small_tuples, standard_tuples};
-use rollsim_2048::play::{
-    Candidate, Tally, best_candidate, evaluate_games, play_batch, play_expectimax_lockstep,
-    play_greedy_lockstep,
-};
+use rollsim_2048::play::{Candidate, best_candidate, evaluate_games};
 use rollsim_2048::train::{BlockStats, TrainConfig, new_network_weights, train, training_bytes};
 use rollsim_2048::{
     Board, Element, Game, Network, NetworkError, Objective, PlayConfig, Player, PlayerKind, Report,
@@ -405,69 +402,28 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
         PlayerKind::Random => Box::new(rollsim_2048::engines::Cpu),
         _ => crate::backend::game2048(a.compute.backend())?,
     };
-    // Network play needs no rollouts.
-    let mut engine = match kind {
-        PlayerKind::Mc => engines.rollouts()?,
-        PlayerKind::Random | PlayerKind::Ntuple | PlayerKind::Expectimax => {
-            Box::new(rollsim_2048::CpuEngine)
-        }
-    };
     let bar = progress_bar(u64::from(a.games), "games", a.output.quiet);
-    // Network players on a GPU: all games of a block in flight, one lookup dispatch per step
-    // for every afterstate (greedy) or every leaf (expectimax) they need. On CPU threads each
-    // game values its boards as it meets them.
-    let mut lookups = match config.player.network() {
-        Some(net) if engines.device() == rollsim_core::Device::Gpu => Some(engines.values(net)?),
-        _ => None,
-    };
-    let (backend, adapter) = match &lookups {
-        Some(_) => (engines.device(), engines.adapter()),
-        None => (engine.backend(), engine.adapter()),
-    };
-    // Blocks of games, each tallied as it ends: memory does not grow with --games. A block
-    // is large enough to keep a GPU's batches full.
-    const BLOCK: u32 = 1 << 16;
     let start = std::time::Instant::now();
-    let mut run_blocks = |sink: &mut dyn FnMut(&[Game]) -> anyhow::Result<()>| {
-        let mut tally = Tally::default();
-        for first in (0..a.games).step_by(BLOCK as usize) {
-            let block = PlayConfig {
-                first,
-                games: BLOCK.min(a.games - first),
-                ..config.clone()
-            };
-            let played = match &mut lookups {
-                Some(lookups) => {
-                    if config.player.depth() > 1 {
-                        play_expectimax_lockstep(&block, lookups.as_mut(), &|n| bar.inc(n))?
-                    } else {
-                        play_greedy_lockstep(&block, lookups.as_mut(), &|n| bar.inc(n))?
-                    }
-                }
-                None => play_batch(&block, engine.as_mut(), &|n| bar.inc(n))?,
-            };
-            sink(&played.games)?;
-            tally.add(&played);
-        }
-        anyhow::Ok(tally)
+    let run_blocks = |sink: &mut dyn FnMut(&[Game]) -> anyhow::Result<()>| {
+        rollsim_2048::play::run::play(&config, engines.as_ref(), &|n| bar.inc(n), sink)
     };
     let record = |g: &Game| GameRecord::of(config.player.kind(), seed, g).expect("moves logged");
-    let tally = match &a.record {
+    let ran = match &a.record {
         None => run_blocks(&mut |_| Ok(()))?,
         Some(_) if record_to_stdout => {
-            let tally = run_blocks(&mut |games| {
+            let ran = run_blocks(&mut |games| {
                 for g in games {
                     outln!("{}", serde_json::to_string(&record(g))?);
                 }
                 Ok(())
             })?;
             crate::output::report_to_stderr();
-            tally
+            ran
         }
         Some(path) => {
-            let mut tally = None;
+            let mut ran = None;
             rollsim_core::files::write_atomically(path, |w| -> anyhow::Result<()> {
-                tally = Some(run_blocks(&mut |games| {
+                ran = Some(run_blocks(&mut |games| {
                     for g in games {
                         serde_json::to_writer(&mut *w, &record(g))?;
                         w.write_all(b"\n")?;
@@ -477,12 +433,12 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
                 Ok(())
             })
             .with_context(|| format!("cannot write --record {}", path.display()))?;
-            tally.expect("written")
+            ran.expect("written")
         }
     };
     let seconds = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
-    let report = Report::new(&config, &tally, seconds, backend, adapter);
+    let report = Report::new(&config, &ran.tally, seconds, ran.device, ran.adapter);
     if a.output.json {
         return print_json(&report);
     }

@@ -6,6 +6,7 @@ mod greedy;
 mod lockstep;
 mod mc;
 mod report;
+pub mod run;
 
 pub use expectimax::*;
 pub use greedy::*;
