@@ -13,18 +13,15 @@ use rollsim_bearoff::build::{
     Options, build_one_sided_gnubg, build_two_sided as build_two_sided_columns,
     one_sided_side_by_side,
 };
-use rollsim_bearoff::cube::Equities;
+use rollsim_bearoff::database::Database;
 use rollsim_bearoff::engines::Engines;
 use rollsim_bearoff::format::{
-    self, GNUBG_ENTRIES, GnubgOneSided, Table, read_gnubg_one_sided, read_gnubg_two_sided,
-    read_rollsim, spills_index, write_gnubg_one_sided, write_rollsim,
+    self, GNUBG_ENTRIES, Table, spills_index, write_gnubg_one_sided, write_rollsim,
 };
 use rollsim_bearoff::numeric::{CellKind, Fixed31};
-use rollsim_bearoff::one_sided::{
-    PIPS_PER_ROLL, has_first_off, mean_sd, race_win_probability, sweep_bytes,
-};
+use rollsim_bearoff::one_sided::{PIPS_PER_ROLL, has_first_off, mean_sd, sweep_bytes};
 use rollsim_bearoff::plan::{HEADROOM_BYTES, Plan, Precision};
-use rollsim_bearoff::table::{Reached, Table as TwoSidedTable, is_table, partial_path};
+use rollsim_bearoff::table::{Reached, Table as TwoSidedTable, partial_path};
 use rollsim_bearoff::{OneSided, Space};
 use rollsim_core::files::{parent_dir, write_atomically};
 use rollsim_core::memory::{human, memory_limit};
@@ -835,81 +832,6 @@ fn memory_refusal(
     )
 }
 
-/// One position's entry in a one-sided table: the exact mean where the file has it, the
-/// distribution, and the first-checker-off distribution where present.
-struct OneSidedEntry {
-    exact_mean: Option<f64>,
-    dist: Vec<f64>,
-    gammon: Option<Vec<f64>>,
-}
-
-/// A database as read from a file.
-enum Loaded {
-    /// rollsim's two-sided table, read in place.
-    Columns(TwoSidedTable),
-    Rollsim(Table),
-    GnubgOne(GnubgOneSided),
-    GnubgTwo(format::GnubgTwoSided),
-}
-
-/// The largest file read whole (every other table is mapped): gnubg addresses its files with
-/// 32-bit offsets, and rollsim's one-sided 15x10 table is 1.6 GB.
-const MAX_READ: u64 = 1 << 33;
-
-fn load(path: &Path) -> anyhow::Result<Loaded> {
-    let bad = |e: format::FormatError| input_error(format!("{}: {e}", path.display()));
-    use std::io::Read;
-    let (file, size) = rollsim_core::files::open_input(path, u64::MAX)?;
-    let unreadable = |e| rollsim_core::files::InputFileError::new(path, e);
-    // The head says the format; a format read whole is then read on from it.
-    let mut bytes = Vec::new();
-    (&file)
-        .take(12)
-        .read_to_end(&mut bytes)
-        .map_err(unreadable)?;
-    if is_table(&bytes) {
-        return Ok(Loaded::Columns(TwoSidedTable::open(path).map_err(bad)?));
-    }
-    if size > MAX_READ {
-        return Err(input_error(format!(
-            "{}: {size} bytes is larger than any bearoff table of a format read whole",
-            path.display()
-        )));
-    }
-    // The head says how much memory the table takes decoded, planned before it is read.
-    (&file)
-        .take((format::HEAD_BYTES - bytes.len()) as u64)
-        .read_to_end(&mut bytes)
-        .map_err(unreadable)?;
-    let need = format::read_whole_bytes(&bytes, size);
-    rollsim_core::memory::check_memory(&format!("reading {}", path.display()), need)
-        .map_err(input_error)?;
-    bytes.reserve(size as usize);
-    (&file)
-        .take(MAX_READ - bytes.len() as u64)
-        .read_to_end(&mut bytes)
-        .map_err(unreadable)?;
-    if bytes.starts_with(b"gnubg-OS") {
-        Ok(Loaded::GnubgOne(read_gnubg_one_sided(&bytes).map_err(bad)?))
-    } else if bytes.starts_with(b"gnubg-TS") {
-        Ok(Loaded::GnubgTwo(read_gnubg_two_sided(&bytes).map_err(bad)?))
-    } else if bytes.starts_with(b"gnubg-") {
-        let kind = String::from_utf8_lossy(&bytes[6..bytes.len().min(8)]).into_owned();
-        Err(input_error(format!(
-            "{}: a gnubg database of kind {kind:?}{}; rollsim reads gnubg's one-sided (OS) and \
-             two-sided (TS) bearoff databases",
-            path.display(),
-            if kind.starts_with('H') {
-                " (hypergammon)"
-            } else {
-                ""
-            }
-        )))
-    } else {
-        Ok(Loaded::Rollsim(read_rollsim(&bytes).map_err(bad)?))
-    }
-}
-
 #[derive(Serialize)]
 struct PositionReport {
     position: String,
@@ -948,14 +870,8 @@ struct CubefulReport {
 }
 
 fn query(a: QueryArgs) -> anyhow::Result<()> {
-    let loaded = load(&a.file)?;
-    let space = match &loaded {
-        Loaded::Columns(t) => t.space(),
-        Loaded::Rollsim(Table::One(t)) => t.space,
-        Loaded::Rollsim(Table::Two(t)) => t.space,
-        Loaded::GnubgOne(g) => Space::new(g.points, g.checkers)?,
-        Loaded::GnubgTwo(g) => Space::new(g.points, g.checkers)?,
-    };
+    let db = Database::open(&a.file)?;
+    let space = db.space()?;
     let mut idx = Vec::new();
     let mut checkers = Vec::new();
     for p in &a.positions {
@@ -965,39 +881,15 @@ fn query(a: QueryArgs) -> anyhow::Result<()> {
         idx.push(space.index(&counts));
         checkers.push(counts.iter().map(|&c| u32::from(c)).sum::<u32>());
     }
-    let one_sided = |i: u32| -> Option<OneSidedEntry> {
-        match &loaded {
-            Loaded::Rollsim(Table::One(t)) => Some(OneSidedEntry {
-                exact_mean: Some(t.mean[i as usize]),
-                dist: t.distribution(i).to_vec(),
-                gammon: t.gammon_distribution(i).map(<[f64]>::to_vec),
-            }),
-            Loaded::GnubgOne(g) => {
-                let f = |d: &[u16; 32]| d.iter().map(|&x| f64::from(x) / 65535.0).collect();
-                Some(OneSidedEntry {
-                    exact_mean: None,
-                    dist: f(&g.dist[i as usize]),
-                    gammon: g.gammon_dist.as_ref().map(|gd| f(&gd[i as usize])),
-                })
-            }
-            _ => None,
-        }
-    };
     if let [i] = idx[..] {
-        let Some(OneSidedEntry {
-            exact_mean,
-            dist,
-            gammon,
-        }) = one_sided(i)
-        else {
+        let Some(entry) = db.one_sided(i) else {
             return Err(input_error(
                 "a two-sided table needs two positions: the side on roll, then its opponent",
             ));
         };
-        let (m, sd) = mean_sd(&dist);
-        let mean = exact_mean.unwrap_or(m);
+        let (mean, sd) = entry.mean_sd();
         // Rolls to the first checker off mean something only with all 15 on the board.
-        let gammon = gammon.filter(|_| checkers[0] == 15);
+        let gammon = entry.gammon.filter(|_| checkers[0] == 15);
         let r = PositionReport {
             position: a.positions[0].clone(),
             index: i,
@@ -1005,7 +897,7 @@ fn query(a: QueryArgs) -> anyhow::Result<()> {
             sd,
             epc: mean * PIPS_PER_ROLL,
             gammon_mean: gammon.as_ref().map(|g| mean_sd(g).0),
-            distribution: trim(dist),
+            distribution: trim(entry.dist),
             gammon_distribution: gammon.map(trim),
         };
         if a.output.json {
@@ -1025,20 +917,10 @@ fn query(a: QueryArgs) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    let (us, them) = (idx[0], idx[1]);
-    let equities = match &loaded {
-        Loaded::Columns(t) => t.equities(us, them).map_err(|e| table_error(&a.file, e))?,
-        Loaded::Rollsim(Table::Two(t)) => t.cubeful.as_ref().map(|c| {
-            let [owned, centred, opponent_owns] = c[us as usize * space.len() + them as usize];
-            Equities {
-                owned,
-                centred,
-                opponent_owns,
-            }
-        }),
-        _ => None,
-    };
-    let cubeful = equities.map(|e| {
+    let race = db
+        .race(idx[0], idx[1])
+        .map_err(|e| table_error(&a.file, e))?;
+    let cubeful = race.equities.map(|e| {
         let (action, equity) = e.decision(false);
         CubefulReport {
             owned: e.owned,
@@ -1048,28 +930,7 @@ fn query(a: QueryArgs) -> anyhow::Result<()> {
             centred_equity: equity,
         }
     });
-    let (win, method) = match &loaded {
-        Loaded::Columns(t) => (
-            t.win(us, them).map_err(|e| table_error(&a.file, e))?,
-            match t.layout().cubeless {
-                CellKind::F64 => "exact",
-                CellKind::F32 => "exact (f32)",
-                CellKind::Fixed32 => "exact (fixed32)",
-                CellKind::U16 => "exact (16-bit)",
-            },
-        ),
-        Loaded::Rollsim(Table::Two(t)) => (t.win(us, them), "exact"),
-        Loaded::GnubgTwo(g) => {
-            let n = space.len();
-            let equity = f64::from(g.equity[us as usize * n + them as usize]) / 32767.5 - 1.0;
-            (equity / 2.0 + 0.5, "exact (gnubg, 16-bit)")
-        }
-        _ => {
-            let a_dist = one_sided(us).expect("one-sided table").dist;
-            let b_dist = one_sided(them).expect("one-sided table").dist;
-            (race_win_probability(&a_dist, &b_dist), "one-sided estimate")
-        }
-    };
+    let (win, method) = (race.win, race.method);
     let r = RaceReport {
         on_roll: a.positions[0].clone(),
         opponent: a.positions[1].clone(),
@@ -1134,58 +995,14 @@ struct VerifyReport {
     seconds: f64,
 }
 
-/// The distributions of a gnubg one-sided file that do not sum to 1 within rounding: each of
-/// 32 entries is off by at most half a unit (rollsim) or sums exactly (makebearoff), so more
-/// than 16 units (0.02%) is damage. Entries past 31 rolls are dropped, so a distribution
-/// reaching them may sum to less: 15 checkers on 10 points lose under 0.001%.
-fn gnubg_sums_off(g: &GnubgOneSided) -> Vec<String> {
-    const SLACK: i64 = 16;
-    let halves = [Some(&g.dist), g.gammon_dist.as_ref()];
-    let mut bad = Vec::new();
-    for (what, dists) in ["bear-off", "first-off"].into_iter().zip(halves) {
-        for (i, d) in dists.into_iter().flatten().enumerate() {
-            let sum: i64 = d.iter().map(|&v| i64::from(v)).sum();
-            if (sum - 65535).abs() > SLACK {
-                bad.push(format!(
-                    "position {i}: {what} distribution sums to {sum}/65535"
-                ));
-            }
-        }
-    }
-    bad
-}
-
 fn verify(a: VerifyArgs) -> anyhow::Result<()> {
     let start = Instant::now();
-    let loaded = load(&a.file)?;
-    let (format, bytes, bad) = match &loaded {
-        Loaded::Columns(t) => {
-            let bar = progress_bar(t.data_bytes(), "bytes", a.output.quiet || a.output.json);
-            let bad = t.verify(&|k| bar.inc(k))?;
-            bar.finish_and_clear();
-            let bad = bad.iter().map(ToString::to_string).collect();
-            (
-                "rollsim two-sided (checksum per column, value ranges)",
-                t.data_bytes(),
-                bad,
-            )
-        }
-        // Read whole, their checksum or structure was checked by loading them.
-        Loaded::Rollsim(_) => ("rollsim (whole-file checksum)", 0, Vec::new()),
-        // gnubg's files carry no checksum: what can be checked is the structure (by loading)
-        // and, one-sided, that each distribution sums to 1 within rounding.
-        Loaded::GnubgOne(g) => (
-            "gnubg one-sided (no checksum; structure and sums)",
-            0,
-            gnubg_sums_off(g),
-        ),
-        Loaded::GnubgTwo(_) => ("gnubg two-sided (no checksum; structure)", 0, vec![]),
-    };
-    let bytes = if bytes == 0 {
-        std::fs::metadata(&a.file)?.len()
-    } else {
-        bytes
-    };
+    let db = Database::open(&a.file)?;
+    let file_bytes = std::fs::metadata(&a.file)?.len();
+    let bar = progress_bar(file_bytes, "bytes", a.output.quiet || a.output.json);
+    let checked = db.check(file_bytes, &|k| bar.inc(k))?;
+    bar.finish_and_clear();
+    let (format, bytes, bad) = (checked.format, checked.bytes, checked.failed);
     let r = VerifyReport {
         file: a.file.display().to_string(),
         format,
@@ -1231,17 +1048,6 @@ fn table_error(path: &Path, e: format::FormatError) -> anyhow::Error {
     }
 }
 
-/// A two-sided table in rollsim's format, or an input error.
-fn load_table(path: &Path) -> anyhow::Result<TwoSidedTable> {
-    match load(path)? {
-        Loaded::Columns(t) => Ok(t),
-        _ => Err(input_error(format!(
-            "{}: not a two-sided table in rollsim's format (version 2)",
-            path.display()
-        ))),
-    }
-}
-
 #[derive(Serialize)]
 struct CompareReport {
     a: String,
@@ -1252,7 +1058,10 @@ struct CompareReport {
 
 fn compare(a: CompareArgs) -> anyhow::Result<()> {
     let start = Instant::now();
-    let (x, y) = (load_table(&a.files[0])?, load_table(&a.files[1])?);
+    let (x, y) = (
+        Database::open_columns(&a.files[0])?,
+        Database::open_columns(&a.files[1])?,
+    );
     let values = rollsim_bearoff::table::compare(&x, &y).map_err(|e| match e {
         format::FormatError::Io(e) => e.into(),
         e => input_error(e),
@@ -1282,7 +1091,7 @@ fn compare(a: CompareArgs) -> anyhow::Result<()> {
 fn extract(a: ExtractArgs) -> anyhow::Result<()> {
     rollsim_core::files::check_output(&a.out)?;
     rollsim_core::files::check_not_an_input(&a.out, &[&a.file])?;
-    let table = load_table(&a.file)?;
+    let table = Database::open_columns(&a.file)?;
     let start = Instant::now();
     match a.format {
         // Each column is checked as it is copied; the partial file goes on any failure.

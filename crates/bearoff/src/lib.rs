@@ -3,6 +3,7 @@
 pub mod build;
 pub mod columns;
 pub mod cube;
+pub mod database;
 pub mod engines;
 #[cfg(test)]
 mod equivalence;
