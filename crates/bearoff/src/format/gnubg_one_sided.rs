@@ -315,3 +315,201 @@ pub fn read_gnubg_one_sided(bytes: &[u8]) -> Result<GnubgOneSided> {
         gammon_dist,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{encode_gnubg_one_sided, read_gnubg_one_sided};
+    use crate::format::fixtures::{gnubg_bytes, table};
+    use crate::format::{FormatError, quantized};
+    use crate::numeric::quantize;
+    use crate::one_sided::OneSided;
+    use crate::position::Space;
+    use std::io;
+
+    use std::fs;
+
+    #[test]
+    fn gnubg_one_sided_layouts_agree_with_the_exact_table() {
+        let t = table();
+        let n = t.space.len();
+        let comp = gnubg_bytes(t, true, true).unwrap();
+        let plain = gnubg_bytes(t, false, true).unwrap();
+        assert_eq!(&comp[..40], b"gnubg-OS-06-15-1-1-0xxxxxxxxxxxxxxxxxxx\n");
+        assert_eq!(&plain[..40], b"gnubg-OS-06-15-1-0-0xxxxxxxxxxxxxxxxxxx\n");
+        assert_eq!(plain.len(), 40 + n * 128);
+        // Compressed index: position 0 is one entry of each distribution, at offset 0.
+        assert_eq!(&comp[40..48], &[0, 0, 0, 0, 1, 0, 1, 0]);
+        assert_eq!(&comp[48..52], &2u32.to_le_bytes());
+        assert_eq!(&comp[40 + 8 * n..40 + 8 * n + 4], &[0xFF; 4]);
+
+        let c = read_gnubg_one_sided(&comp).unwrap();
+        let p = read_gnubg_one_sided(&plain).unwrap();
+        assert!(c.compressed && !p.compressed && c.gammon);
+        assert_eq!((c.points, c.checkers), (6, 15));
+        assert_eq!((&c.dist, &c.gammon_dist), (&p.dist, &p.gammon_dist));
+        let g = c.gammon_dist.as_ref().unwrap();
+        assert_eq!(c.dist.len(), n);
+        let want = |x: &[f64]| -> [u16; 32] {
+            std::array::from_fn(|k| quantize(x.get(k).copied().unwrap_or(0.0)))
+        };
+        for (i, (d, gd)) in c.dist.iter().zip(g).enumerate() {
+            assert_eq!(*d, want(t.distribution(i as u32)), "position {i}");
+            assert_eq!(
+                *gd,
+                want(t.gammon_distribution(i as u32).unwrap()),
+                "gammon {i}"
+            );
+        }
+        let mut off = [0u16; 32];
+        off[0] = 0xFFFF;
+        assert_eq!((c.dist[0], g[0]), (off, off));
+        // Two checkers on the 6 point: P(1 roll) = 1/9, P(2 rolls) = 0.671296 = 145/216.
+        let i = t.space.index(&[0, 0, 0, 0, 0, 2]) as usize;
+        assert!((t.distribution(i as u32)[2] - 0.671296).abs() < 1e-6);
+        assert_eq!(c.dist[i][..3], [0, quantize(1.0 / 9.0), quantize(0.671296)]);
+        assert_eq!(quantize(0.671296), 43993);
+    }
+
+    #[test]
+    fn gnubg_one_sided_without_gammon_and_with_few_checkers() {
+        let t = OneSided::build(Space::new(4, 3).unwrap(), false);
+        assert!(matches!(
+            gnubg_bytes(&t, true, true),
+            Err(FormatError::GnubgExport(_))
+        ));
+        for compressed in [true, false] {
+            let b = gnubg_bytes(&t, compressed, false).unwrap();
+            let want = format!(
+                "gnubg-OS-04-03-0-{}-0xxxxxxxxxxxxxxxxxxx\n",
+                u8::from(compressed)
+            );
+            assert_eq!(&b[..40], want.as_bytes());
+            let r = read_gnubg_one_sided(&b).unwrap();
+            assert_eq!(
+                (r.points, r.checkers, r.gammon, r.compressed),
+                (4, 3, false, compressed)
+            );
+            assert!(r.gammon_dist.is_none());
+            assert_eq!(r.dist.len(), 35);
+            for (i, d) in r.dist.iter().enumerate() {
+                assert_eq!(d, &quantized(t.distribution(i as u32)));
+            }
+            if compressed {
+                assert_eq!(&b[40..46], &[0, 0, 0, 0, 1, 0]); // 6-byte index entries
+            } else {
+                assert_eq!(b.len(), 40 + 35 * 64);
+            }
+        }
+    }
+
+    #[test]
+    fn gnubg_one_sided_damage_is_reported_never_panics() {
+        let t = OneSided::build(Space::new(3, 3).unwrap(), false);
+        let b = gnubg_bytes(&t, true, false).unwrap();
+        for k in 0..b.len() {
+            assert!(
+                matches!(
+                    read_gnubg_one_sided(&b[..k]),
+                    Err(FormatError::Truncated { .. })
+                ),
+                "prefix {k}"
+            );
+        }
+        for k in 0..b.len() {
+            let mut d = b.clone();
+            d[k] ^= 0xFF;
+            let _ = read_gnubg_one_sided(&d);
+        }
+        let mut d = b.clone();
+        d[44] = 33; // nz
+        assert!(matches!(
+            read_gnubg_one_sided(&d),
+            Err(FormatError::GnubgData(_))
+        ));
+        let mut d = b.clone();
+        d[19] = b'1';
+        assert!(matches!(
+            read_gnubg_one_sided(&d),
+            Err(FormatError::GnubgUnsupported(_))
+        ));
+        let mut d = b.clone();
+        d[..5].copy_from_slice(b"GNUBG");
+        let e = read_gnubg_one_sided(&d).unwrap_err();
+        assert!(matches!(e, FormatError::GnubgHeader { .. }), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("gnubg header \"GNUBG-OS-03-03-0-1-0x"),
+            "{e}"
+        );
+        // A header claiming a huge table is refused before anything is allocated for it.
+        for z in [b'0', b'1'] {
+            let mut big = b"gnubg-OS-18-15-1-0-0xxxxxxxxxxxxxxxxxxx\n".to_vec();
+            big[17] = z;
+            assert!(matches!(
+                read_gnubg_one_sided(&big),
+                Err(FormatError::Truncated { .. })
+            ));
+        }
+        let mut d = b.clone();
+        d[9..11].copy_from_slice(b"6x");
+        assert!(matches!(
+            read_gnubg_one_sided(&d),
+            Err(FormatError::GnubgHeader { .. })
+        ));
+    }
+
+    /// Reads gnubg's own gnubg_os0.bd (Debian's gnubg-data ships it) when present: writing
+    /// back what was read must give the same bytes, and its distributions must match the exact
+    /// table's up to gnubg's choices among near-equal plays and its integer arithmetic. Set
+    /// ROLLSIM_GNUBG_OS0 to its path, or it is looked for where Debian installs it; skipped
+    /// when absent.
+    #[test]
+    fn gnubg_shipped_one_sided_database() {
+        let path = std::env::var("ROLLSIM_GNUBG_OS0")
+            .unwrap_or_else(|_| "/usr/share/gnubg/gnubg_os0.bd".into());
+        let Ok(bytes) = fs::read(&path) else {
+            eprintln!("skipped: no {path}");
+            return;
+        };
+        let r = read_gnubg_one_sided(&bytes).unwrap();
+        assert_eq!(
+            (r.points, r.checkers, r.gammon, r.compressed),
+            (6, 15, true, true)
+        );
+        let g = r.gammon_dist.as_ref().unwrap();
+        let mut again = io::Cursor::new(Vec::new());
+        let dist = |i: usize, gammon: bool| if gammon { g[i] } else { r.dist[i] };
+        encode_gnubg_one_sided(Space::new(6, 15).unwrap(), true, true, dist, &mut again).unwrap();
+        let again = again.into_inner();
+        assert!(again == bytes, "re-encoding gnubg_os0.bd changed it");
+
+        let t = table();
+        let (mut same, mut total) = (0, 0);
+        for (i, (d, gd)) in r.dist.iter().zip(g).enumerate() {
+            let ours = quantized(t.distribution(i as u32));
+            let gours = quantized(t.gammon_distribution(i as u32).unwrap());
+            let mean: f64 = d
+                .iter()
+                .enumerate()
+                .map(|(k, &v)| k as f64 * f64::from(v))
+                .sum();
+            let mean = mean / 65535.0;
+            assert!(
+                (mean - t.mean[i]).abs() < 5e-4,
+                "position {i}: {mean} vs {}",
+                t.mean[i]
+            );
+            assert_eq!(d.iter().map(|&v| u32::from(v)).sum::<u32>(), 0xFFFF);
+            assert!(
+                gours.iter().zip(gd).all(|(a, b)| a.abs_diff(*b) <= 2),
+                "gammon {i}"
+            );
+            same += ours.iter().zip(d).filter(|(a, b)| a == b).count();
+            total += 32;
+        }
+        assert!(
+            same as f64 > 0.95 * total as f64,
+            "{same} of {total} entries agree"
+        );
+    }
+}

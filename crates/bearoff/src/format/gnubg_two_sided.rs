@@ -92,3 +92,48 @@ pub fn read_gnubg_two_sided(bytes: &[u8]) -> Result<GnubgTwoSided> {
         equity,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{read_gnubg_two_sided, write_gnubg_two_sided};
+    use crate::format::fixtures::two_sided;
+    use crate::format::{FormatError, read_gnubg_one_sided};
+    use crate::numeric::quantize;
+
+    #[test]
+    fn gnubg_two_sided() {
+        let t = two_sided();
+        let mut b = Vec::new();
+        write_gnubg_two_sided(&t, &mut b).unwrap();
+        assert_eq!(&b[..40], b"gnubg-TS-03-02-0xxxxxxxxxxxxxxxxxxxxxxx\n");
+        assert_eq!(b.len(), 40 + 2 * 100);
+        let r = read_gnubg_two_sided(&b).unwrap();
+        assert_eq!((r.points, r.checkers, r.cubeful), (3, 2, false));
+        assert_eq!(
+            r.equity,
+            t.win.iter().map(|&p| quantize(p)).collect::<Vec<_>>()
+        );
+        assert_eq!(r.equity[..3], [0xFFFF, 0, 21845]);
+        assert!(matches!(
+            read_gnubg_one_sided(&b),
+            Err(FormatError::GnubgUnsupported(_))
+        ));
+        assert!(matches!(
+            read_gnubg_two_sided(&b[..239]),
+            Err(FormatError::Truncated {
+                expected: 240,
+                found: 239
+            })
+        ));
+        // A cubeful file: four values per record, the first kept.
+        let mut cubeful = b"gnubg-TS-03-02-1xxxxxxxxxxxxxxxxxxxxxxx\n".to_vec();
+        for k in 0..100u16 {
+            for v in [k, 1, 2, 3] {
+                cubeful.extend(v.to_le_bytes());
+            }
+        }
+        let r = read_gnubg_two_sided(&cubeful).unwrap();
+        assert!(r.cubeful);
+        assert_eq!(r.equity, (0..100).collect::<Vec<u16>>());
+    }
+}

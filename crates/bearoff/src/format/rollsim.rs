@@ -259,3 +259,211 @@ fn check_values(t: &Table) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{read_rollsim, write_rollsim};
+    use crate::format::HEAD_BYTES;
+    use crate::format::fixtures::{bits, rollsim_bytes, same_one_sided, table, two_sided};
+    use crate::format::{
+        FormatError, GNUBG_HEADER, HEADER, Table, read_gnubg_one_sided, read_gnubg_two_sided,
+        read_whole_bytes, write_gnubg_one_sided, write_gnubg_two_sided,
+    };
+    use crate::numeric::quantize;
+    use crate::one_sided::OneSided;
+    use crate::position::Space;
+    use crate::two_sided::TwoSided;
+    use std::fs;
+    use std::io;
+
+    #[test]
+    fn impossible_values_under_a_valid_checksum_are_refused() {
+        let space = Space::new(3, 3).unwrap();
+        for (at, v) in [(5, f64::NAN), (7, -0.5), (9, 1.5)] {
+            let mut t = OneSided::build(space, false);
+            t.dist[at] = v;
+            let mut bytes = Vec::new();
+            write_rollsim(&Table::One(t), &mut bytes).unwrap();
+            let err = read_rollsim(&bytes).unwrap_err().to_string();
+            assert!(err.contains("not a possible value"), "{err}");
+        }
+        let mut bytes = Vec::new();
+        write_rollsim(&Table::One(OneSided::build(space, false)), &mut bytes).unwrap();
+        assert!(read_rollsim(&bytes).is_ok());
+    }
+
+    #[test]
+    fn reading_whole_is_planned_from_the_head() {
+        let t = table();
+        let gnubg = |compressed| {
+            let mut b = io::Cursor::new(Vec::new());
+            write_gnubg_one_sided(t, compressed, true, &mut b).unwrap();
+            b.into_inner()
+        };
+        let packed = gnubg(true);
+        let size = packed.len() as u64;
+        let decoded = read_gnubg_one_sided(&packed).unwrap();
+        let held = (decoded.dist.len() + decoded.gammon_dist.as_ref().unwrap().len()) * 64;
+        assert_eq!(
+            read_whole_bytes(&packed[..HEAD_BYTES], size),
+            size + held as u64
+        );
+        assert!(held as u64 > size, "compressed files grow when decoded");
+        // Every other format decodes to no more than its file.
+        let plain = gnubg(false);
+        let size = plain.len() as u64;
+        assert_eq!(read_whole_bytes(&plain[..HEAD_BYTES], size), 2 * size);
+        let rollsim = rollsim_bytes(&Table::Two(two_sided()));
+        assert_eq!(read_whole_bytes(&rollsim[..HEAD_BYTES], 1000), 2000);
+        assert_eq!(read_whole_bytes(b"short", 10), 20);
+    }
+
+    #[test]
+    fn rollsim_round_trip_one_sided_with_gammon() {
+        let t = table();
+        assert!(
+            t.gammon.as_ref().unwrap().1 != t.len,
+            "the two lengths differ in practice"
+        );
+        // Round trip through a file written atomically.
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let path = dir.join("os6.rsb");
+        let borrowed = Table::One(OneSided {
+            space: t.space,
+            mean: t.mean.clone(),
+            len: t.len,
+            dist: t.dist.clone(),
+            gammon: t.gammon.clone(),
+        });
+        rollsim_core::files::write_atomically(&path, |w| write_rollsim(&borrowed, w)).unwrap();
+        let bytes = fs::read(&path).unwrap();
+        fs::remove_dir_all(dir).unwrap();
+        assert_eq!(&bytes[..8], b"RSBEAROF");
+        assert_eq!(
+            &bytes[48..112],
+            format!(
+                "{:64}",
+                "rollsim one-sided bearoff, 15 checkers on 6 points, gammon"
+            )
+            .as_bytes()
+        );
+        let gl = t.gammon.as_ref().unwrap().1;
+        assert_eq!(bytes.len(), HEADER + 54_264 * 8 * (t.len + 1 + gl + 1) + 4);
+        match read_rollsim(&bytes).unwrap() {
+            Table::One(back) => same_one_sided(t, &back),
+            other => panic!("read {other:?}"),
+        }
+    }
+
+    #[test]
+    fn cubeful_tables_round_trip_and_export() {
+        let space = Space::new(3, 3).unwrap();
+        let t = TwoSided::build_with_progress(space, true, &|_| {});
+        let n = space.len();
+        let bytes = rollsim_bytes(&Table::Two(TwoSided {
+            space,
+            win: t.win.clone(),
+            cubeful: t.cubeful.clone(),
+        }));
+        assert_eq!(bytes.len(), HEADER + 8 * 4 * n * n + 4);
+        match read_rollsim(&bytes).unwrap() {
+            Table::Two(back) => {
+                assert_eq!(bits(&back.win), bits(&t.win));
+                let flat =
+                    |c: &Vec<[f64; 3]>| c.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(
+                    flat(back.cubeful.as_ref().unwrap()),
+                    flat(t.cubeful.as_ref().unwrap())
+                );
+            }
+            Table::One(_) => panic!("read a two-sided table as one-sided"),
+        }
+        let mut g = Vec::new();
+        write_gnubg_two_sided(&t, &mut g).unwrap();
+        assert_eq!(&g[..16], b"gnubg-TS-03-03-1");
+        assert_eq!(g.len(), GNUBG_HEADER + 8 * n * n);
+        let r = read_gnubg_two_sided(&g).unwrap();
+        assert!(r.cubeful);
+        // The record of pair 5: cubeless, then owned, centred, opponent owns.
+        let rec = &g[GNUBG_HEADER + 8 * 5..GNUBG_HEADER + 8 * 6];
+        let v = |k: usize| u16::from_le_bytes([rec[2 * k], rec[2 * k + 1]]);
+        assert_eq!(v(0), quantize(t.win[5]));
+        for k in 0..3 {
+            assert_eq!(
+                v(k + 1),
+                quantize((t.cubeful.as_ref().unwrap()[5][k] + 1.0) / 2.0)
+            );
+        }
+    }
+
+    #[test]
+    fn rollsim_round_trip_two_sided() {
+        let t = two_sided();
+        let bytes = rollsim_bytes(&Table::Two(TwoSided {
+            space: t.space,
+            win: t.win.clone(),
+            cubeful: None,
+        }));
+        assert_eq!(bytes.len(), HEADER + 8 * 100 + 4);
+        match read_rollsim(&bytes).unwrap() {
+            Table::Two(back) => {
+                assert_eq!(back.space, t.space);
+                assert_eq!(bits(&back.win), bits(&t.win));
+            }
+            other => panic!("read {other:?}"),
+        }
+    }
+
+    #[test]
+    fn rollsim_damage_is_reported_never_panics() {
+        let bytes = rollsim_bytes(&Table::Two(two_sided()));
+        let total = bytes.len() as u64;
+        for k in 0..bytes.len() {
+            match read_rollsim(&bytes[..k]) {
+                Err(FormatError::Truncated { expected, found }) => {
+                    assert_eq!(found, k as u64);
+                    assert!(
+                        expected == total || (k < HEADER + 4 && expected == (HEADER + 4) as u64)
+                    );
+                }
+                other => panic!("prefix {k}: {other:?}"),
+            }
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(
+            matches!(read_rollsim(&longer), Err(FormatError::Oversized { expected, found }) if expected == total && found == total + 1)
+        );
+        let mut magic = bytes.clone();
+        magic[0] = b'X';
+        assert!(matches!(read_rollsim(&magic), Err(FormatError::BadMagic)));
+        let mut version = bytes.clone();
+        version[8] = 2;
+        assert!(matches!(
+            read_rollsim(&version),
+            Err(FormatError::Version(2))
+        ));
+        let mut data = bytes.clone();
+        data[HEADER + 17] ^= 0x10;
+        assert!(matches!(
+            read_rollsim(&data),
+            Err(FormatError::Checksum { .. })
+        ));
+        // Any single flipped byte anywhere is an error, never a panic.
+        for k in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[k] ^= 0xFF;
+            assert!(read_rollsim(&b).is_err(), "flipped byte {k} went unnoticed");
+        }
+        // And a damaged one-sided header (huge len) is refused without allocating.
+        let os = Table::One(OneSided::build(Space::new(2, 2).unwrap(), false));
+        let mut b = rollsim_bytes(&os);
+        b[28..32].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(matches!(
+            read_rollsim(&b),
+            Err(FormatError::Truncated { .. })
+        ));
+        assert!(format!("{}", read_rollsim(&b).unwrap_err()).starts_with("truncated: expected "));
+    }
+}
