@@ -900,22 +900,7 @@ fn query(a: QueryArgs) -> anyhow::Result<()> {
             distribution: trim(entry.dist),
             gammon_distribution: gammon.map(trim),
         };
-        if a.output.json {
-            return print_json(&r);
-        }
-        outln!("position {} (index {})", r.position, r.index);
-        outln!(
-            "expected rolls {:.6}, sd {:.6}, effective pip count {:.3}",
-            r.mean,
-            r.sd,
-            r.epc
-        );
-        print_distribution("rolls", &r.distribution);
-        if let (Some(gm), Some(gd)) = (r.gammon_mean, &r.gammon_distribution) {
-            outln!("first checker off: expected rolls {gm:.6}");
-            print_distribution("rolls to first off", gd);
-        }
-        return Ok(());
+        return crate::output::emit(&r, a.output.json);
     }
     let race = db
         .race(idx[0], idx[1])
@@ -938,31 +923,52 @@ fn query(a: QueryArgs) -> anyhow::Result<()> {
         method,
         cubeful,
     };
-    if a.output.json {
-        return print_json(&r);
-    }
-    outln!(
-        "side on roll {} vs {}: wins {:.6} ({})",
-        r.on_roll,
-        r.opponent,
-        r.win,
-        r.method
-    );
-    if let Some(c) = &r.cubeful {
+    crate::output::emit(&r, a.output.json)
+}
+
+impl crate::output::Report for PositionReport {
+    fn text(&self) {
+        let r = self;
+        outln!("position {} (index {})", r.position, r.index);
         outln!(
-            "money equity before its cube decision: {:+.6} owning the cube, {:+.6} centred, \
-             {:+.6} when the opponent owns it",
-            c.owned,
-            c.centred,
-            c.opponent_owns
+            "expected rolls {:.6}, sd {:.6}, effective pip count {:.3}",
+            r.mean,
+            r.sd,
+            r.epc
         );
-        outln!(
-            "cube centred: {}, equity {:+.6}",
-            c.centred_action,
-            c.centred_equity
-        );
+        print_distribution("rolls", &r.distribution);
+        if let (Some(gm), Some(gd)) = (r.gammon_mean, &r.gammon_distribution) {
+            outln!("first checker off: expected rolls {gm:.6}");
+            print_distribution("rolls to first off", gd);
+        }
     }
-    Ok(())
+}
+
+impl crate::output::Report for RaceReport {
+    fn text(&self) {
+        let r = self;
+        outln!(
+            "side on roll {} vs {}: wins {:.6} ({})",
+            r.on_roll,
+            r.opponent,
+            r.win,
+            r.method
+        );
+        if let Some(c) = &r.cubeful {
+            outln!(
+                "money equity before its cube decision: {:+.6} owning the cube, {:+.6} centred, \
+                 {:+.6} when the opponent owns it",
+                c.owned,
+                c.centred,
+                c.opponent_owns
+            );
+            outln!(
+                "cube centred: {}, equity {:+.6}",
+                c.centred_action,
+                c.centred_equity
+            );
+        }
+    }
 }
 
 /// The distribution without its trailing zeros.

@@ -444,11 +444,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         measurements: out,
     };
     // The figures first, so that a failing write loses none of them.
-    if a.output.json {
-        print_json(&report)?;
-    } else {
-        print_table(&report);
-    }
+    crate::output::emit(&report, a.output.json)?;
     if let Some(path) = &a.out {
         let json = serde_json::to_vec_pretty(&report)?;
         let named = |p: &Path| format!("writing {}", p.display());
@@ -472,6 +468,12 @@ fn beside(record: &Path, ext: &str) -> PathBuf {
             name.push(ext);
             PathBuf::from(name)
         }
+    }
+}
+
+impl crate::output::Report for BenchReport {
+    fn text(&self) {
+        print_table(self);
     }
 }
 

@@ -3,7 +3,7 @@
 use rollsim_core::text::count;
 use serde::Serialize;
 
-use super::{OutputArgs, print_json};
+use super::OutputArgs;
 use rollsim_gpu::{AdapterSummary, list_adapters};
 
 #[derive(clap::Args, Debug)]
@@ -27,35 +27,38 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         auto,
         cpu_threads: rayon::current_num_threads(),
     };
-    if a.output.json {
-        return print_json(&d);
+    crate::output::emit(&d, a.output.json)
+}
+
+impl crate::output::Report for Devices {
+    fn text(&self) {
+        let d = self;
+        if d.adapters.is_empty() {
+            outln!("no GPU adapters found");
+        }
+        for (i, s) in d.adapters.iter().enumerate() {
+            outln!("[{i}] {} ({}, {})", s.name, s.device_type, s.backend);
+            outln!("    driver: {} {}", s.driver, s.driver_info);
+            outln!(
+                "    max storage binding {} MiB, max buffer {} MiB, {} workgroups per dimension, {} invocations per workgroup, timestamps {}",
+                s.max_storage_buffer_binding_size >> 20,
+                s.max_buffer_size >> 20,
+                s.max_compute_workgroups_per_dimension,
+                s.max_compute_invocations_per_workgroup,
+                if s.timestamp_queries { "yes" } else { "no" }
+            );
+        }
+        match d.auto {
+            Some(i) => outln!("--backend auto takes [{i}] {}", d.adapters[i].name),
+            None => outln!(
+                "--backend auto takes the CPU ({}): no real GPU{}",
+                count(d.cpu_threads, "thread"),
+                if d.adapters.is_empty() {
+                    ""
+                } else {
+                    "; --backend gpu takes [0]"
+                }
+            ),
+        }
     }
-    if d.adapters.is_empty() {
-        outln!("no GPU adapters found");
-    }
-    for (i, s) in d.adapters.iter().enumerate() {
-        outln!("[{i}] {} ({}, {})", s.name, s.device_type, s.backend);
-        outln!("    driver: {} {}", s.driver, s.driver_info);
-        outln!(
-            "    max storage binding {} MiB, max buffer {} MiB, {} workgroups per dimension, {} invocations per workgroup, timestamps {}",
-            s.max_storage_buffer_binding_size >> 20,
-            s.max_buffer_size >> 20,
-            s.max_compute_workgroups_per_dimension,
-            s.max_compute_invocations_per_workgroup,
-            if s.timestamp_queries { "yes" } else { "no" }
-        );
-    }
-    match d.auto {
-        Some(i) => outln!("--backend auto takes [{i}] {}", d.adapters[i].name),
-        None => outln!(
-            "--backend auto takes the CPU ({}): no real GPU{}",
-            count(d.cpu_threads, "thread"),
-            if d.adapters.is_empty() {
-                ""
-            } else {
-                "; --backend gpu takes [0]"
-            }
-        ),
-    }
-    Ok(())
 }

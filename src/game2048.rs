@@ -291,17 +291,19 @@ fn replay(a: ReplayArgs) -> anyhow::Result<()> {
         games,
         moves,
     };
-    if a.output.json {
-        return print_json(&report);
+    crate::output::emit(&report, a.output.json)
+}
+
+impl crate::output::Report for ReplayReport {
+    fn text(&self) {
+        outln!(
+            "replayed {} ({} moves) from {}: every move legal, every score, largest tile and \
+             ending as recorded",
+            count(self.games as usize, "game"),
+            self.moves,
+            self.file
+        );
     }
-    outln!(
-        "replayed {} ({} moves) from {}: every move legal, every score, largest tile and \
-         ending as recorded",
-        count(games as usize, "game"),
-        moves,
-        report.file
-    );
-    Ok(())
 }
 
 fn play(a: PlayArgs) -> anyhow::Result<()> {
@@ -439,11 +441,13 @@ fn play(a: PlayArgs) -> anyhow::Result<()> {
     let seconds = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
     let report = Report::new(&config, &ran.tally, seconds, ran.device, ran.adapter);
-    if a.output.json {
-        return print_json(&report);
+    crate::output::emit(&report, a.output.json)
+}
+
+impl crate::output::Report for Report {
+    fn text(&self) {
+        print_report(self);
     }
-    print_report(&report);
-    Ok(())
 }
 
 fn print_report(r: &Report) {

@@ -63,6 +63,22 @@ pub fn finish() -> Result<(), io::Error> {
     }
 }
 
+/// A command's result, one shape for every command: one JSON object for scripts (`--json`), or
+/// its text for people.
+pub trait Report: serde::Serialize {
+    /// Prints the text (through `outln!`).
+    fn text(&self);
+}
+
+/// Prints `report` as `--json` asks: one line of JSON, or its text.
+pub fn emit(report: &impl Report, json: bool) -> anyhow::Result<()> {
+    if json {
+        return crate::print_json(report);
+    }
+    report.text();
+    Ok(())
+}
+
 /// `println!` for the commands' output (see the module docs).
 macro_rules! outln {
     () => {
