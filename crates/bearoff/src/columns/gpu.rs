@@ -13,7 +13,7 @@
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
-use crate::columns::layout::{column_bytes, device_layout, plane_words};
+use crate::columns::layout::{DeviceLayout, column_bytes, device_layout, plane_words};
 // Also for `engines`, until it imports from `layout`.
 pub(crate) use crate::columns::layout::Limits;
 use crate::columns::seam::{ColumnPass, ColumnSweeper};
@@ -196,7 +196,9 @@ pub fn sweep<const K: usize, R: Recurrence<K>, C: DeviceCell>(
     sweep_within::<K, R, C>(gpu, Limits::of(gpu), moves, first, reload, sink, level_done)
 }
 
-/// [`sweep`] within `limits`.
+/// [`sweep`] within `limits`: the device's buffers made once, the columns of a resumed build
+/// put back, then level by level chunks of positions, each run on the device and its columns
+/// read back into the sink.
 fn sweep_within<const K: usize, R: Recurrence<K>, C: DeviceCell>(
     gpu: &Gpu,
     limits: Limits,
@@ -206,13 +208,10 @@ fn sweep_within<const K: usize, R: Recurrence<K>, C: DeviceCell>(
     sink: &(dyn Fn(u32, &[C]) -> std::io::Result<()> + Sync),
     level_done: &mut dyn FnMut(usize) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
-    use wgpu::BufferBindingType as B;
-    use wgpu::BufferUsages as U;
     let n = moves.n as u64;
     let record = K * moves.n;
     let plane = plane_words(n, C::KIND);
     let record_bytes = column_bytes(n, K as u64, C::KIND);
-    let row_bytes = 4 * record as u64;
     let capacity = moves.window.capacity as u64;
     let widest = moves.levels.iter().map(Vec::len).max().unwrap_or(1) as u64;
     let (words, at) = pack(moves);
@@ -239,74 +238,8 @@ fn sweep_within<const K: usize, R: Recurrence<K>, C: DeviceCell>(
             column[j * moves.n..][..moves.n].copy_from_slice(&cells[..moves.n]);
         }
     };
-
-    let source = source::<K, R, C>(layout.bindings);
-    let mut entries = vec![
-        ParamSlots::<Params>::layout(0),
-        layout_entry(1, B::Storage { read_only: true }, false),
-    ];
-    entries.extend(
-        (2..3 + layout.bindings as u32)
-            .map(|b| layout_entry(b, B::Storage { read_only: false }, false)),
-    );
-    let (bind_layout, pipeline_layout) = gpu.compute_layout("bearoff columns", &entries);
-    let rows_pipeline = gpu.pipeline_source(
-        "bearoff columns (rows)",
-        &source,
-        "rows_main",
-        Some(&pipeline_layout),
-    )?;
-    let columns_pipeline = gpu.pipeline_source(
-        "bearoff columns (columns)",
-        &source,
-        "columns_main",
-        Some(&pipeline_layout),
-    )?;
-
-    let moves_buf = gpu.buffer_with(
-        "bearoff moves",
-        bytemuck::cast_slice(&words),
-        U::STORAGE | U::COPY_DST,
-    )?;
-    let rows = gpu.buffer("bearoff rows", layout.chunk * row_bytes, U::STORAGE)?;
-    let slots = layout.slots;
-    let mut window = Vec::new();
-    for b in 0..layout.bindings {
-        let slots = slots
-            .saturating_sub(b * layout.slots_per_binding)
-            .min(layout.slots_per_binding);
-        window.push(gpu.buffer(
-            "bearoff window",
-            slots * record_bytes,
-            U::STORAGE | U::COPY_SRC | U::COPY_DST,
-        )?);
-    }
-    let read = gpu.buffer(
-        "bearoff columns read-back",
-        layout.chunk * record_bytes,
-        U::MAP_READ | U::COPY_DST,
-    )?;
-    // One chunk a submission, so one slot.
-    let params = ParamSlots::new(gpu, "bearoff columns params", 1)?;
-    let mut group = vec![params.entry(0), whole(1, &moves_buf), whole(2, &rows)];
-    group.extend(
-        window
-            .iter()
-            .enumerate()
-            .map(|(b, w)| whole(3 + b as u32, w)),
-    );
-    let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("bearoff columns"),
-        layout: &bind_layout,
-        entries: &group,
-    });
-    // Where a device slot lives: its binding and byte offset.
-    let place = |slot: u64| {
-        (
-            (slot / layout.slots_per_binding) as usize,
-            (slot % layout.slots_per_binding) * record_bytes,
-        )
-    };
+    let device =
+        DeviceSweep::new::<K, R, C>(gpu, &layout, &words, record_bytes, 4 * record as u64)?;
     let record_words = (record_bytes / 4) as usize;
     // Streamed: the window in the device's word layout on the host, by window slot.
     let mut host = if layout.streamed {
@@ -326,9 +259,7 @@ fn sweep_within<const K: usize, R: Recurrence<K>, C: DeviceCell>(
                 to_words(&cells, &mut host[slot * record_words..][..record_words]);
             } else {
                 to_words(&cells, &mut up);
-                let (b, offset) = place(slot as u64);
-                gpu.queue
-                    .write_buffer(&window[b], offset, bytemuck::cast_slice(&up));
+                device.upload(gpu, slot as u64, &up);
             }
         }
     }
@@ -357,52 +288,30 @@ fn sweep_within<const K: usize, R: Recurrence<K>, C: DeviceCell>(
         let mut done = 0;
         while done < positions.len() {
             let chunk = if layout.streamed {
-                // As many positions as the device's slots hold with their successors.
-                for &p in &reads {
-                    device_slot[p as usize] = u32::MAX;
-                }
-                reads.clear();
-                let mut count = 0;
-                for &x in positions[done..].iter().take(layout.chunk as usize) {
-                    let fresh: Vec<u32> = moves
-                        .successors(x)
-                        .into_iter()
-                        .filter(|&p| device_slot[p as usize] == u32::MAX)
-                        .collect();
-                    if (reads.len() + fresh.len() + count + 1) as u64 > slots {
-                        break;
-                    }
-                    for p in fresh {
-                        device_slot[p as usize] = reads.len() as u32;
-                        reads.push(p);
-                    }
-                    count += 1;
-                }
-                if count == 0 {
+                let chunk = streamed_chunk(
+                    moves,
+                    &positions[done..],
+                    layout.chunk as usize,
+                    layout.slots,
+                    &mut device_slot,
+                    &mut reads,
+                );
+                let Some(chunk) = chunk else {
                     anyhow::bail!(
-                        "{}: position {} reads more columns than the {slots} the device holds",
+                        "{}: position {} reads more columns than the {} the device holds",
                         gpu.adapter.name,
-                        positions[done]
+                        positions[done],
+                        layout.slots
                     );
-                }
-                let chunk = &positions[done..done + count];
-                for (k, &x) in chunk.iter().enumerate() {
-                    device_slot[x as usize] = (reads.len() + k) as u32;
-                }
-                reads.extend_from_slice(chunk);
+                };
                 gpu.queue.write_buffer(
-                    &moves_buf,
+                    &device.moves_buf,
                     4 * u64::from(at[2]),
                     bytemuck::cast_slice(&device_slot),
                 );
-                for (k, &p) in reads[..reads.len() - count].iter().enumerate() {
+                for (k, &p) in reads[..reads.len() - chunk.len()].iter().enumerate() {
                     let slot = moves.window.slot[p as usize] as usize;
-                    let (b, offset) = place(k as u64);
-                    gpu.queue.write_buffer(
-                        &window[b],
-                        offset,
-                        bytemuck::cast_slice(&host[slot * record_words..][..record_words]),
-                    );
+                    device.upload(gpu, k as u64, &host[slot * record_words..][..record_words]);
                 }
                 chunk
             } else {
@@ -427,22 +336,6 @@ fn sweep_within<const K: usize, R: Recurrence<K>, C: DeviceCell>(
                 pad1: 0,
                 pad2: 0,
             };
-            params.write(gpu, &[p]);
-            let mut enc = gpu
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("bearoff columns"),
-                });
-            // Two passes: wgpu orders them, so the columns see every row.
-            for (pipeline, gy) in [(&rows_pipeline, gy), (&columns_pipeline, gy_columns)] {
-                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("bearoff columns"),
-                    timestamp_writes: None,
-                });
-                pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, &bind_group, &[params.offset(0)]);
-                pass.dispatch_workgroups(gx, gy, 1);
-            }
             // The chunk's slots are contiguous (a level's are, and a streamed chunk's own),
             // possibly across bindings.
             let first_slot = if layout.streamed {
@@ -450,19 +343,7 @@ fn sweep_within<const K: usize, R: Recurrence<K>, C: DeviceCell>(
             } else {
                 moves.window.slot[chunk[0] as usize]
             };
-            for k in 0..u64::from(count) {
-                let (b, offset) = place(u64::from(first_slot) + k);
-                enc.copy_buffer_to_buffer(
-                    &window[b],
-                    offset,
-                    &read,
-                    k * record_bytes,
-                    record_bytes,
-                );
-            }
-            gpu.submit_and_wait(enc, "sweeping a bearoff level")?;
-            let back = gpu.read::<u32>(&[(&read, u64::from(count) * record_bytes)])?;
-            let back = &back[0];
+            let back = device.run_chunk(gpu, &p, (gx, gy, gy_columns), first_slot, count)?;
             if layout.streamed {
                 for (&x, words) in chunk.iter().zip(back.chunks(record_words)) {
                     let slot = moves.window.slot[x as usize] as usize;
@@ -484,6 +365,210 @@ fn sweep_within<const K: usize, R: Recurrence<K>, C: DeviceCell>(
         level_done(level)?;
     }
     Ok(())
+}
+
+/// Streamed: the next chunk of `positions`, at most `most` of them, as many as the device's
+/// `slots` hold with their successors. `reads` becomes the columns the chunk reads, then its
+/// own, and `device_slot` their device slots (the previous chunk's cleared). `None` when the
+/// first position alone needs more slots.
+fn streamed_chunk<'p>(
+    moves: &Moves,
+    positions: &'p [u32],
+    most: usize,
+    slots: u64,
+    device_slot: &mut [u32],
+    reads: &mut Vec<u32>,
+) -> Option<&'p [u32]> {
+    for &p in reads.iter() {
+        device_slot[p as usize] = u32::MAX;
+    }
+    reads.clear();
+    let mut count = 0;
+    for &x in positions.iter().take(most) {
+        let fresh: Vec<u32> = moves
+            .successors(x)
+            .into_iter()
+            .filter(|&p| device_slot[p as usize] == u32::MAX)
+            .collect();
+        if (reads.len() + fresh.len() + count + 1) as u64 > slots {
+            break;
+        }
+        for p in fresh {
+            device_slot[p as usize] = reads.len() as u32;
+            reads.push(p);
+        }
+        count += 1;
+    }
+    if count == 0 {
+        return None;
+    }
+    let chunk = &positions[..count];
+    for (k, &x) in chunk.iter().enumerate() {
+        device_slot[x as usize] = (reads.len() + k) as u32;
+    }
+    reads.extend_from_slice(chunk);
+    Some(chunk)
+}
+
+/// A sweep's pipelines and buffers on the device, bound once: the move tables, a chunk's
+/// rows, the window's bindings, a chunk's read-back and its parameters.
+struct DeviceSweep {
+    rows_pipeline: wgpu::ComputePipeline,
+    columns_pipeline: wgpu::ComputePipeline,
+    moves_buf: wgpu::Buffer,
+    /// Bound in `bind_group` only.
+    _rows: wgpu::Buffer,
+    window: Vec<wgpu::Buffer>,
+    read: wgpu::Buffer,
+    params: ParamSlots<Params>,
+    bind_group: wgpu::BindGroup,
+    slots_per_binding: u64,
+    record_bytes: u64,
+}
+
+impl DeviceSweep {
+    fn new<const K: usize, R: Recurrence<K>, C: DeviceCell>(
+        gpu: &Gpu,
+        layout: &DeviceLayout,
+        words: &[u32],
+        record_bytes: u64,
+        row_bytes: u64,
+    ) -> anyhow::Result<DeviceSweep> {
+        use wgpu::BufferBindingType as B;
+        use wgpu::BufferUsages as U;
+        let source = source::<K, R, C>(layout.bindings);
+        let mut entries = vec![
+            ParamSlots::<Params>::layout(0),
+            layout_entry(1, B::Storage { read_only: true }, false),
+        ];
+        entries.extend(
+            (2..3 + layout.bindings as u32)
+                .map(|b| layout_entry(b, B::Storage { read_only: false }, false)),
+        );
+        let (bind_layout, pipeline_layout) = gpu.compute_layout("bearoff columns", &entries);
+        let rows_pipeline = gpu.pipeline_source(
+            "bearoff columns (rows)",
+            &source,
+            "rows_main",
+            Some(&pipeline_layout),
+        )?;
+        let columns_pipeline = gpu.pipeline_source(
+            "bearoff columns (columns)",
+            &source,
+            "columns_main",
+            Some(&pipeline_layout),
+        )?;
+
+        let moves_buf = gpu.buffer_with(
+            "bearoff moves",
+            bytemuck::cast_slice(words),
+            U::STORAGE | U::COPY_DST,
+        )?;
+        let rows = gpu.buffer("bearoff rows", layout.chunk * row_bytes, U::STORAGE)?;
+        let slots = layout.slots;
+        let mut window = Vec::new();
+        for b in 0..layout.bindings {
+            let slots = slots
+                .saturating_sub(b * layout.slots_per_binding)
+                .min(layout.slots_per_binding);
+            window.push(gpu.buffer(
+                "bearoff window",
+                slots * record_bytes,
+                U::STORAGE | U::COPY_SRC | U::COPY_DST,
+            )?);
+        }
+        let read = gpu.buffer(
+            "bearoff columns read-back",
+            layout.chunk * record_bytes,
+            U::MAP_READ | U::COPY_DST,
+        )?;
+        // One chunk a submission, so one slot.
+        let params = ParamSlots::new(gpu, "bearoff columns params", 1)?;
+        let mut group = vec![params.entry(0), whole(1, &moves_buf), whole(2, &rows)];
+        group.extend(
+            window
+                .iter()
+                .enumerate()
+                .map(|(b, w)| whole(3 + b as u32, w)),
+        );
+        let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("bearoff columns"),
+            layout: &bind_layout,
+            entries: &group,
+        });
+        Ok(DeviceSweep {
+            rows_pipeline,
+            columns_pipeline,
+            moves_buf,
+            _rows: rows,
+            window,
+            read,
+            params,
+            bind_group,
+            slots_per_binding: layout.slots_per_binding,
+            record_bytes,
+        })
+    }
+
+    /// Where a device slot lives: its binding and byte offset.
+    fn place(&self, slot: u64) -> (usize, u64) {
+        (
+            (slot / self.slots_per_binding) as usize,
+            (slot % self.slots_per_binding) * self.record_bytes,
+        )
+    }
+
+    /// Writes a column's words into device slot `slot`.
+    fn upload(&self, gpu: &Gpu, slot: u64, words: &[u32]) {
+        let (b, offset) = self.place(slot);
+        gpu.queue
+            .write_buffer(&self.window[b], offset, bytemuck::cast_slice(words));
+    }
+
+    /// Runs one chunk of `count` positions, whose columns are `count` device slots from
+    /// `first_slot`: its rows, then its columns, with `groups` (x, rows' y, columns' y); its
+    /// columns' words come back.
+    fn run_chunk(
+        &self,
+        gpu: &Gpu,
+        p: &Params,
+        (gx, gy, gy_columns): (u32, u32, u32),
+        first_slot: u32,
+        count: u32,
+    ) -> anyhow::Result<Vec<u32>> {
+        self.params.write(gpu, std::slice::from_ref(p));
+        let mut enc = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("bearoff columns"),
+            });
+        // Two passes: wgpu orders them, so the columns see every row.
+        for (pipeline, gy) in [
+            (&self.rows_pipeline, gy),
+            (&self.columns_pipeline, gy_columns),
+        ] {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("bearoff columns"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &self.bind_group, &[self.params.offset(0)]);
+            pass.dispatch_workgroups(gx, gy, 1);
+        }
+        for k in 0..u64::from(count) {
+            let (b, offset) = self.place(u64::from(first_slot) + k);
+            enc.copy_buffer_to_buffer(
+                &self.window[b],
+                offset,
+                &self.read,
+                k * self.record_bytes,
+                self.record_bytes,
+            );
+        }
+        gpu.submit_and_wait(enc, "sweeping a bearoff level")?;
+        let back = gpu.read::<u32>(&[(&self.read, u64::from(count) * self.record_bytes)])?;
+        Ok(back.into_iter().next().unwrap_or_default())
+    }
 }
 
 /// The whole table in memory, as [`crate::columns::solve_in_memory`], on the GPU.
