@@ -10,10 +10,10 @@ use std::sync::{Mutex, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
 use super::columns::Moves;
-// Also for `engines`, until it imports from `columns`.
+// For `engines`, until it imports from `columns::cpu`.
 pub(crate) use super::columns::cpu::CpuColumns;
 use super::columns::seam::ColumnPass;
-pub(crate) use super::columns::seam::ColumnSweeper;
+use super::columns::seam::ColumnSweeper;
 use super::format::{GNUBG_ENTRIES, GnubgOneSidedWriter, gnubg_entries};
 use super::numeric::{CellKind, Prob};
 use super::one_sided::{Level, Pass as OneSidedPass, Plays, sweep as one_sided_sweep};

@@ -31,11 +31,8 @@ use rayon::prelude::*;
 use super::cube::cube_decision;
 use super::moves::Roll;
 use super::numeric::Cell;
+use super::numeric::{CellKind, Real};
 use super::position::Space;
-// For `engines` and `equivalence`, until they import from `numeric`.
-#[cfg(test)]
-pub(crate) use super::numeric::Fixed;
-pub(crate) use super::numeric::{CellKind, Real};
 
 /// Most pips one roll removes (6-6): a column is read only by rows within this many levels.
 pub const MAX_ROLL_PIPS: usize = 24;
@@ -532,7 +529,7 @@ pub use moves::{Moves, Window};
 mod tests {
     use super::*;
 
-    use crate::numeric::Q16;
+    use crate::numeric::{Fixed, Q16};
     use crate::two_sided::TwoSided;
 
     #[test]

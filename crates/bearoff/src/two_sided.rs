@@ -12,8 +12,7 @@ use rayon::prelude::*;
 use rollsim_core::progress::Progress;
 
 #[cfg(test)]
-// Also for `equivalence`, until it imports from `cube`.
-pub(crate) use super::cube::cube_decision;
+use super::cube::cube_decision;
 #[cfg(test)]
 use super::levels::Levels;
 #[cfg(test)]

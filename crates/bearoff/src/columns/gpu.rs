@@ -13,9 +13,8 @@
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
+use crate::columns::layout::Limits;
 use crate::columns::layout::{DeviceLayout, column_bytes, device_layout, plane_words};
-// Also for `engines`, until it imports from `layout`.
-pub(crate) use crate::columns::layout::Limits;
 use crate::columns::seam::{ColumnPass, ColumnSweeper};
 use crate::columns::{Cubeful, Cubeless, MAX_ROLL_PIPS, Moves, Recurrence};
 use crate::numeric::{Cell, CellKind, Fixed, Q16, Real};
