@@ -221,8 +221,8 @@ impl<C> Others<'_, C> {
     }
 }
 
-/// [`solve_position`] compiled for the widest vectors this CPU has: AVX2 where it is there
-/// (10x6 cubeless: rows 1.51 -> 1.40 s of 2.9 s), else the build's baseline (SSE4.2).
+/// [`solve_position`] compiled for the widest vectors this CPU has: AVX2 where it is there,
+/// else the build's baseline (SSE4.2).
 fn solve_position_fastest<const K: usize, R: Recurrence<K>, C: Cell>(
     moves: &Moves,
     others: &Others<C>,
@@ -307,9 +307,8 @@ fn solve_position<const K: usize, R: Recurrence<K>, C: Cell>(
     // For one value, each u's 21 roll values go to a batch, and the batch's sums over the rolls
     // run with the lanes across u: the same additions in the same order per u, so the same
     // bits, but vector instructions and eight independent chains instead of one u's 21
-    // dependent f64 additions (12x6 cubeless 24.1 -> 21.4 s; leaving the sums out entirely had
-    // taken 10x6 from 4.37 to 3.32 s). Three values keep the sums per u: batched, the cubeful
-    // pass spilled its chains' registers (8x6 cubeful 1.98 -> 2.59 s).
+    // dependent f64 additions. Three values keep the sums per u: batched, the cubeful pass
+    // spilled its chains' registers.
     let mut rolls = [[C::Work::NEG_INFINITY; SUM_LANES]; 21];
     for u in 1..n {
         // `pair[a][j][b]`: the best value j after die a then die b (the roll a-b played a
@@ -438,11 +437,9 @@ fn row_roll<const K: usize, R: Recurrence<K>, C: Cell>(
     assert!(!plays.is_empty(), "a position not off has plays");
     let groups = plays.len().div_ceil(PLAY_GROUP);
     // Lanes as fixed-size arrays, which LLVM vectorises; a plain loop over i stayed scalar for
-    // three values (8x6 cubeful, u16 cells: 529 -> 240 ns a pair). The plays innermost, so
-    // that a lane block's best stays in registers: with the plays outermost, the best went to
-    // memory and back for every play, as a masked store under AVX2, and the first play's copy
-    // stayed scalar (10x6 cubeless 5.51 -> 4.09 s). Sixteen lanes, not eight: 9x6 cubeless
-    // 2.44 -> 2.01 s (medians of alternating runs).
+    // three values. The plays innermost, so that a lane block's best stays in registers: with
+    // the plays outermost, the best went to memory and back for every play, as a masked store
+    // under AVX2. Sixteen lanes, not eight, for a fifth less time.
     const LANES: usize = 16;
     let whole = len / LANES * LANES;
     for (g, group) in plays.chunks(PLAY_GROUP).enumerate() {
@@ -453,7 +450,7 @@ fn row_roll<const K: usize, R: Recurrence<K>, C: Cell>(
         let cols = &cols[..group.len()];
         let (carried, last) = (g > 0, g + 1 == groups);
         // One lane block of the group: `width` lanes from `i`, `width` a constant for the
-        // whole blocks (a variable one kept them scalar: 10x6 cubeless 6.6 -> 11.3 s).
+        // whole blocks (a variable one kept them scalar).
         macro_rules! block {
             ($i:expr, $width:expr) => {{
                 let (i, width) = ($i, $width);

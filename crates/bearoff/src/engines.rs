@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use crate::Space;
-use crate::build::CpuColumns;
+use crate::columns::cpu::CpuColumns;
 use crate::columns::seam::ColumnSweeper;
 use crate::numeric::CellKind;
 use crate::one_sided::{CpuPlays, PlaySolver};

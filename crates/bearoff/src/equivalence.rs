@@ -50,11 +50,10 @@ impl Device for Gpu {
     }
 }
 
-/// The device's one-sided plays, or `None` where it has none (said on stderr).
+/// The device's one-sided plays, or `None` where it has none (f64), which skips the test or,
+/// where the tests' needs are required, fails it (`rollsim_core::testing`).
 fn plays_of<'a, D: Device>(d: &'a D, test: &str) -> Option<Box<dyn PlaySolver + 'a>> {
-    d.plays()
-        .inspect_err(|e| eprintln!("{test}: skipped, {e}"))
-        .ok()
+    rollsim_core::testing::need(test, "one-sided plays (f64 shaders)", d.plays())
 }
 
 rollsim_core::per_backend!(

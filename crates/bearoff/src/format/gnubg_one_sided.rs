@@ -72,10 +72,9 @@ pub struct GnubgOneSidedWriter<'a, W: Write + Seek> {
 }
 
 /// A compressed index up to this size stays in memory while the records stream out: spilled,
-/// it was written to a temporary file and read back, 12 bytes a position, which cost the 15x8
-/// build (3.9 MB of index) 62 ms of its 760 (medians of 7 alternating runs, output on disk).
-/// Larger ones, 26 MB for 15x10, spill, which keeps that build's peak memory within 1.5 times
-/// makebearoff's.
+/// it is written to a temporary file and read back, 12 bytes a position, which costs the 15x8
+/// build (3.9 MB of index) a twelfth of its time. Larger ones, 26 MB for 15x10, spill, which
+/// keeps that build's peak memory within 1.5 times makebearoff's.
 const INDEX_IN_MEMORY_MAX: usize = 8 << 20;
 
 /// Whether a compressed table's writer, given somewhere to spill, spills its index.
@@ -462,13 +461,14 @@ mod tests {
     /// back what was read must give the same bytes, and its distributions must match the exact
     /// table's up to gnubg's choices among near-equal plays and its integer arithmetic. Set
     /// ROLLSIM_GNUBG_OS0 to its path, or it is looked for where Debian installs it; skipped
-    /// when absent.
+    /// when absent, unless required (`rollsim_core::testing`).
     #[test]
     fn gnubg_shipped_one_sided_database() {
         let path = std::env::var("ROLLSIM_GNUBG_OS0")
             .unwrap_or_else(|_| "/usr/share/gnubg/gnubg_os0.bd".into());
-        let Ok(bytes) = fs::read(&path) else {
-            eprintln!("skipped: no {path}");
+        let found = fs::read(&path).map_err(|e| format!("{path}: {e}"));
+        let test = "gnubg_shipped_one_sided_database";
+        let Some(bytes) = rollsim_core::testing::need(test, "gnubg's gnubg_os0.bd", found) else {
             return;
         };
         let r = read_gnubg_one_sided(&bytes).unwrap();
