@@ -11,15 +11,12 @@ use serde::Serialize;
 use crate::{ComputeArgs, OutputArgs, input_error, print_json, progress_bar};
 use rollsim_bearoff::build::{
     Options, build_one_sided_gnubg, build_two_sided as build_two_sided_columns,
-    one_sided_side_by_side,
 };
 use rollsim_bearoff::engines::Engines;
-use rollsim_bearoff::format::{
-    GNUBG_ENTRIES, Table, spills_index, write_gnubg_one_sided, write_rollsim,
-};
+use rollsim_bearoff::format::{Table, write_gnubg_one_sided, write_rollsim};
 use rollsim_bearoff::numeric::{CellKind, Fixed31};
-use rollsim_bearoff::one_sided::{has_first_off, sweep_bytes};
-use rollsim_bearoff::plan::{HEADROOM_BYTES, Plan, Precision};
+use rollsim_bearoff::one_sided::has_first_off;
+use rollsim_bearoff::plan::{HEADROOM_BYTES, Plan, Precision, one_sided_bytes};
 use rollsim_bearoff::table::{Reached, Table as TwoSidedTable, partial_path};
 use rollsim_bearoff::{OneSided, Space};
 use rollsim_core::files::{parent_dir, write_atomically};
@@ -315,54 +312,6 @@ fn build_one_sided(a: BuildArgs, space: Space) -> anyhow::Result<()> {
         ..BuildReport::new("one-sided", space, n, a.format, &a.out, gpu, seconds)
     }
     .print(a.output.json)
-}
-
-/// Estimated peak bytes of a one-sided build, before it allocates. Streamed into gnubg's
-/// format: the sweep's rings (`sweep_bytes`, both passes' where they run side by side) and the
-/// plain layout's records, or afterwards the
-/// compressed layout's index. Otherwise the whole table, both passes at once: per position its
-/// mean, its distribution as the sweep collects it and then in full rows, besides the rings.
-/// Stored entries per position are measured on 15 checkers (6, 8, 10 points: f64 12.8, 16.8,
-/// 21.2; fixed32 10.2, 12.2, 14.4; first checker off 1.2 to 1.6, at most 11, 16, 21 rolls),
-/// rounded up into rules of the points; fewer checkers take fewer. Checked against peak RSS
-/// in `results/bearoff/bearoff-vs-makebearoff.*`.
-fn one_sided_bytes(
-    space: Space,
-    gammon: bool,
-    streamed: bool,
-    exact: bool,
-    compressed: bool,
-) -> u64 {
-    let n = space.len() as u64;
-    let p = u64::from(space.points);
-    let (width, bytes) = if exact {
-        (22 * p / 10 + 1, 8)
-    } else {
-        (11 * p / 10 + 5, 4)
-    };
-    let passes = 1 + u64::from(gammon);
-    let process = 16 << 20;
-    if streamed {
-        let side_by_side = gammon && one_sided_side_by_side(space);
-        let sweep = sweep_bytes(
-            space,
-            1 + u64::from(side_by_side),
-            bytes,
-            width.min(GNUBG_ENTRIES as u64),
-        );
-        if compressed {
-            let index = n * (4 + 2 * passes);
-            if spills_index(space, compressed, gammon) {
-                return sweep.max(index) + process;
-            }
-            return sweep + index + process;
-        }
-        return sweep + n * 64 * passes + process;
-    }
-    let pass = |width: u64, len: u64| {
-        sweep_bytes(space, 1, 8, width) + n * (8 + 1 + 16 + 8 * width + 8 * len)
-    };
-    pass(width, 5 * p + 3) + if gammon { pass(2, 3 * p) } else { 0 } + process
 }
 
 /// The GPU's engines for `--backend gpu`, refused (by the engines) where the adapter lacks the

@@ -16,7 +16,7 @@ use super::columns::seam::ColumnSweeper;
 use super::format::{GNUBG_ENTRIES, GnubgOneSidedWriter, gnubg_entries};
 use super::numeric::{CellKind, Prob};
 use super::one_sided::{Level, Pass as OneSidedPass, Plays, sweep as one_sided_sweep};
-use super::plan::Plan;
+use super::plan::{Plan, one_sided_side_by_side};
 use super::position::Space;
 use super::table::{Partial, Reached, Section};
 
@@ -375,19 +375,6 @@ fn bearoff_pass<P: Prob, W: Write + Seek + Send>(
         anyhow::ensure!(handed.next().is_none(), "first-off pass out of step");
         Ok(())
     })
-}
-
-/// Tables up to this many positions run their two passes side by side, in one sweep: a
-/// position's moves are found once, and the small levels' tasks of both passes keep two cores
-/// busy. Larger tables' levels fill the cores alone, and there the second pass's rings only
-/// cost memory (15x10: 5.06 s and 194 MiB one after the other, 5.21 s and 298 MiB side by
-/// side, in two sweeps on pools of their own).
-const SIDE_BY_SIDE_MAX: usize = 1 << 20;
-
-/// Whether a one-sided gnubg build with first-off distributions sweeps its two passes side by
-/// side: up to 2^20 positions, where one level is too small to keep the cores busy alone.
-pub fn one_sided_side_by_side(space: Space) -> bool {
-    space.len() <= SIDE_BY_SIDE_MAX
 }
 
 #[cfg(test)]

@@ -4,7 +4,9 @@
 use std::path::Path;
 
 use super::columns::{Moves, Window, sweep_bytes};
+use super::format::{GNUBG_ENTRIES, spills_index};
 use super::numeric::CellKind;
+use super::one_sided::sweep_bytes as one_sided_sweep_bytes;
 use super::position::Space;
 use super::table::{Layout, Section};
 use crate::columns::layout::{DeviceLayout, Limits, device_layout};
@@ -272,6 +274,66 @@ pub fn disk_available(dir: &Path) -> Option<u64> {
         let _ = dir;
         None
     }
+}
+
+/// Tables up to this many positions run their two passes side by side, in one sweep: a
+/// position's moves are found once, and the small levels' tasks of both passes keep two cores
+/// busy. Larger tables' levels fill the cores alone, and there the second pass's rings only
+/// cost memory (15x10: half as much again).
+const SIDE_BY_SIDE_MAX: usize = 1 << 20;
+
+/// Whether a one-sided gnubg build with first-off distributions sweeps its two passes side by
+/// side: up to 2^20 positions, where one level is too small to keep the cores busy alone.
+pub fn one_sided_side_by_side(space: Space) -> bool {
+    space.len() <= SIDE_BY_SIDE_MAX
+}
+
+/// Estimated peak bytes of a one-sided build, before it allocates. Streamed into gnubg's
+/// format: the sweep's rings (`one_sided::sweep_bytes`, both passes' where they run side by
+/// side) and the plain layout's records, or afterwards the compressed layout's index.
+/// Otherwise the whole table, both passes at once: per position its
+/// mean, its distribution as the sweep collects it and then in full rows, besides the rings.
+/// Stored entries per position are measured on 15 checkers (6, 8, 10 points: f64 12.8, 16.8,
+/// 21.2; fixed32 10.2, 12.2, 14.4; first checker off 1.2 to 1.6, at most 11, 16, 21 rolls),
+/// rounded up into rules of the points; fewer checkers take fewer. Checked against peak RSS
+/// in `results/bearoff/bearoff-vs-makebearoff.*`.
+pub fn one_sided_bytes(
+    space: Space,
+    gammon: bool,
+    streamed: bool,
+    exact: bool,
+    compressed: bool,
+) -> u64 {
+    let n = space.len() as u64;
+    let p = u64::from(space.points);
+    let (width, bytes) = if exact {
+        (22 * p / 10 + 1, 8)
+    } else {
+        (11 * p / 10 + 5, 4)
+    };
+    let passes = 1 + u64::from(gammon);
+    let process = 16 << 20;
+    if streamed {
+        let side_by_side = gammon && one_sided_side_by_side(space);
+        let sweep = one_sided_sweep_bytes(
+            space,
+            1 + u64::from(side_by_side),
+            bytes,
+            width.min(GNUBG_ENTRIES as u64),
+        );
+        if compressed {
+            let index = n * (4 + 2 * passes);
+            if spills_index(space, compressed, gammon) {
+                return sweep.max(index) + process;
+            }
+            return sweep + index + process;
+        }
+        return sweep + n * 64 * passes + process;
+    }
+    let pass = |width: u64, len: u64| {
+        one_sided_sweep_bytes(space, 1, 8, width) + n * (8 + 1 + 16 + 8 * width + 8 * len)
+    };
+    pass(width, 5 * p + 3) + if gammon { pass(2, 3 * p) } else { 0 } + process
 }
 
 #[cfg(test)]
