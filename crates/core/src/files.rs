@@ -610,12 +610,30 @@ pub fn write_atomically<E: From<io::Error>>(
     path: &Path,
     write: impl FnOnce(&mut io::BufWriter<Writeback>) -> Result<(), E>,
 ) -> Result<(), E> {
-    static SERIAL: AtomicU32 = AtomicU32::new(0);
     let target = output_target(path).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    let (_, dir) = name_and_dir(&target)?;
+    replace_atomically(&target, write)
+}
+
+/// Writes `path`, a file rollsim keeps beside an output (a build's checkpoint), as
+/// [`write_atomically`] writes an output, but at `path` itself: whatever is there, a planted
+/// symlink included, is replaced by the rename, never followed.
+pub fn write_beside<E: From<io::Error>>(
+    path: &Path,
+    write: impl FnOnce(&mut io::BufWriter<Writeback>) -> Result<(), E>,
+) -> Result<(), E> {
+    replace_atomically(path, write)
+}
+
+/// Writes `target` through a new temporary beside it, then renames it over `target`.
+fn replace_atomically<E: From<io::Error>>(
+    target: &Path,
+    write: impl FnOnce(&mut io::BufWriter<Writeback>) -> Result<(), E>,
+) -> Result<(), E> {
+    static SERIAL: AtomicU32 = AtomicU32::new(0);
+    let (_, dir) = name_and_dir(target)?;
     fs::create_dir_all(dir)?;
     let tmp = sibling(
-        &target,
+        target,
         ".",
         &format!(
             ".{}-{}.tmp",
@@ -623,9 +641,9 @@ pub fn write_atomically<E: From<io::Error>>(
             SERIAL.fetch_add(1, Ordering::Relaxed)
         ),
     )?;
-    remove_stale_temporaries(&target);
+    remove_stale_temporaries(target);
     let tmp = Temporary::new(tmp);
-    write_and_rename(tmp.path(), &target, write)?;
+    write_and_rename(tmp.path(), target, write)?;
     tmp.keep();
     if cfg!(unix) {
         // Best effort: make the rename itself durable.

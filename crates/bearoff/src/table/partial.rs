@@ -357,7 +357,8 @@ impl Partial {
         }
         let crc = crc32fast::hash(&body);
         body.extend(crc.to_le_bytes());
-        write_owned(&self.checkpoint, &body)
+        rollsim_core::files::write_beside(&self.checkpoint, |w| io::Write::write_all(w, &body))
+            .map_err(|e| named(&self.checkpoint, e))
     }
 
     /// Writes the checksum table and the header, makes the file durable (if `durable`) and
@@ -426,27 +427,6 @@ fn remove_owned(path: &Path) -> anyhow::Result<()> {
     }
     drop(open_owned(path, Create::Existing)?);
     fs::remove_file(path).map_err(|e| named(path, e))?;
-    Ok(())
-}
-
-/// Writes `bytes` as `path`, a file of rollsim's own, never seen half written: into a new
-/// temporary beside it, synced, then renamed over it. Unlike
-/// [`rollsim_core::files::write_atomically`], which writes an output's target, a symlink
-/// planted at `path` is replaced, not followed.
-fn write_owned(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = sibling(path, ".", &format!(".{}.tmp", std::process::id()))?;
-    remove_owned(&tmp).map_err(io::Error::other)?;
-    let tmp = Temporary::new(tmp);
-    let mut file = open_owned(tmp.path(), Create::New).map_err(io::Error::other)?;
-    io::Write::write_all(&mut file, bytes)
-        .and_then(|()| file.sync_data())
-        .map_err(|e| named(tmp.path(), e))?;
-    drop(file);
-    fs::rename(tmp.path(), path).map_err(|e| named(path, e))?;
-    tmp.keep();
-    if let Ok(d) = File::open(rollsim_core::files::parent_dir(path)) {
-        let _ = d.sync_all();
-    }
     Ok(())
 }
 
