@@ -363,19 +363,14 @@ fn an_experiment_under_way_is_refused_under_a_second_name() {
         let line = "2048 experiment --rollouts 50 --games 400 --seed 7 --backend cpu --threads 1";
         words(&format!("{line} -q --out"), &[out])
     };
-    let mut first = rollsim_command()
-        .args(args(&real))
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let first = Running::start(&args(&real));
     while fs::metadata(&real).map_or(true, |m| m.len() == 0) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     fs::hard_link(&real, &link).unwrap();
     let second = run(&args(&link));
     let third = run(&args(&real));
-    first.kill().unwrap();
-    first.wait().unwrap();
+    drop(first);
     for o in [second, third] {
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         assert!(

@@ -98,21 +98,7 @@ fn a_second_writer_of_one_results_file_is_refused_naming_the_first() {
         "cpu",
         "-q",
     ];
-    /// The first writer, killed however the test ends.
-    struct Running(std::process::Child);
-    impl Drop for Running {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-    let first = Running(
-        rollsim_command()
-            .args(args)
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let first = Running::start(&words("", &args));
     let pid = first.0.id().to_string();
     let start = Instant::now();
     // The first writer holds the lock once it has written its header: it takes the lock first.

@@ -29,6 +29,28 @@ pub fn words(line: &str, tail: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// A `rollsim` run in the background (its stdout discarded), killed however the test ends.
+pub struct Running(pub std::process::Child);
+
+impl Running {
+    pub fn start(args: &[String]) -> Running {
+        Running(
+            rollsim_command()
+                .args(args)
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .expect("run rollsim"),
+        )
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// Runs `rollsim`, which must succeed and print one JSON object on stdout.
 pub fn json(args: &[&str]) -> serde_json::Value {
     let out = rollsim(args);
